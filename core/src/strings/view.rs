@@ -1,0 +1,545 @@
+//! A zero-copy view of a TFLite string tensor: the buffer is validated once in
+//! [`TfliteStrings::new`], after which strings are sliced out without re-checking the offsets.
+
+use core::fmt;
+use core::iter::FusedIterator;
+
+use zerocopy::FromBytes;
+use zerocopy::little_endian::I32;
+
+use super::error::StringTensorError;
+
+/// Size of the `int32 N` count, and of each offset-table entry.
+const WORD: usize = 4;
+
+/// A validated TFLite string tensor borrowed from its bytes.
+///
+/// The layout is `int32 N`, `int32 offset[N + 1]`, then the string bytes back to back, all
+/// little-endian; offsets count from the start of the buffer and string `i` is
+/// `bytes[offset[i]..offset[i + 1]]`. This is also what a `.tflite` model stores in the buffer
+/// of a constant STRING tensor.
+///
+/// [`new`](Self::new) checks the whole offset table once, in O(N), more strictly than TFLite's
+/// verifier (offsets must not decrease, the first must follow the table and the last must be the
+/// buffer length). After that [`get`](Self::get) and [`iter`](Self::iter) only slice. Strings
+/// are raw bytes: TFLite does not promise UTF-8.
+///
+/// # Example
+/// ```
+/// use tessera_core::strings::{StringTensorError, TfliteStrings};
+///
+/// // ["AB", "", "CDE"]
+/// let bytes = [
+///     3, 0, 0, 0, // N
+///     20, 0, 0, 0, 22, 0, 0, 0, 22, 0, 0, 0, 25, 0, 0, 0, // offset[0..=3]
+///     b'A', b'B', b'C', b'D', b'E',
+/// ];
+/// let strings = TfliteStrings::new(&bytes)?;
+/// assert_eq!(strings.len(), 3);
+/// assert_eq!(strings.get(0), Some(&b"AB"[..]));
+/// assert_eq!(strings.get(1), Some(&b""[..]));
+/// assert_eq!(strings.get(3), None);
+/// assert!(strings.iter().rev().eq([&b"CDE"[..], b"", b"AB"]));
+/// assert_eq!(strings.data_bytes(), 5);
+///
+/// // One byte short: the last offset no longer matches the buffer.
+/// assert_eq!(
+///     TfliteStrings::new(&bytes[..24]).unwrap_err(),
+///     StringTensorError::OffsetOutOfBounds { index: 3, value: 25, len: 24 },
+/// );
+/// # Ok::<(), StringTensorError>(())
+/// ```
+#[derive(Clone, Copy)]
+pub struct TfliteStrings<'a> {
+    /// The whole tensor, count and table included.
+    bytes: &'a [u8],
+    /// `offset[0..=N]`, checked by `new`: `offset[0]` ends the table, no entry is smaller than
+    /// the one before it, `offset[N] == bytes.len()`. Never empty.
+    offsets: &'a [I32],
+}
+
+impl<'a> TfliteStrings<'a> {
+    /// Validates `bytes` as a TFLite string tensor and wraps it. O(N), no copy.
+    ///
+    /// # Errors
+    /// A [`StringTensorError`] naming the first problem found: the count, then the offset table
+    /// entry by entry in order (each entry is checked for being negative, then for its value
+    /// against the table end (entry 0) or the buffer end and the previous entry), then the last
+    /// offset against the buffer length. Never panics, whatever the bytes.
+    pub fn new(bytes: &'a [u8]) -> Result<Self, StringTensorError> {
+        let len = bytes.len();
+        let Some((count, rest)) = bytes.split_first_chunk::<WORD>() else {
+            return Err(StringTensorError::Truncated { needed: WORD, len });
+        };
+        let count = i32::from_le_bytes(*count);
+        if count < 0 {
+            return Err(StringTensorError::NegativeCount { count });
+        }
+        let too_large = StringTensorError::CountTooLarge { count, len };
+        // N + 1 offsets, and the table ends at byte 4 * (N + 2). Checked: on 16- and 32-bit
+        // targets a large N overflows `usize`.
+        let n = usize::try_from(count).map_err(|_| too_large)?;
+        let entries = n.checked_add(1).ok_or(too_large)?;
+        let table_end = n
+            .checked_add(2)
+            .and_then(|words| words.checked_mul(WORD))
+            .filter(|&end| end <= len)
+            .ok_or(too_large)?;
+        let (offsets, _) =
+            <[I32]>::ref_from_prefix_with_elems(rest, entries).map_err(|_| too_large)?;
+
+        let mut previous: Option<i32> = None;
+        for (index, entry) in offsets.iter().enumerate() {
+            let value = entry.get();
+            if value < 0 {
+                return Err(StringTensorError::NegativeOffset { index, value });
+            }
+            // Non-negative, so this only fails where `usize` is narrower than 31 bits, for an
+            // offset that is then certainly past the buffer.
+            let at = usize::try_from(value).ok();
+            match previous {
+                None => {
+                    if at != Some(table_end) {
+                        return Err(StringTensorError::FirstOffset {
+                            expected: table_end,
+                            found: value,
+                        });
+                    }
+                }
+                Some(previous) => {
+                    if at.is_none_or(|at| at > len) {
+                        return Err(StringTensorError::OffsetOutOfBounds { index, value, len });
+                    }
+                    if value < previous {
+                        return Err(StringTensorError::Decreasing {
+                            index,
+                            previous,
+                            value,
+                        });
+                    }
+                }
+            }
+            previous = Some(value);
+        }
+        // `entries >= 1`, so `previous` holds offset[N]; it is already known to be <= len.
+        if let Some(last) = previous {
+            if usize::try_from(last).ok() != Some(len) {
+                return Err(StringTensorError::LastOffset {
+                    expected: len,
+                    found: last,
+                });
+            }
+        }
+        Ok(Self { bytes, offsets })
+    }
+
+    /// Number of strings, `N`.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    /// Whether the tensor holds no strings.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// String `i`, or `None` if `i >= len()`. O(1): reads two offsets and slices.
+    #[must_use]
+    pub fn get(&self, i: usize) -> Option<&'a [u8]> {
+        string_at(self.bytes, self.offsets, i)
+    }
+
+    /// Iterates over the strings in order (and backwards, and with an exact length).
+    #[must_use]
+    pub fn iter(&self) -> TfliteIter<'a> {
+        TfliteIter {
+            bytes: self.bytes,
+            offsets: self.offsets,
+            front: 0,
+            back: self.len(),
+        }
+    }
+
+    /// The whole tensor as it was given to [`new`](Self::new): count, offsets and strings.
+    #[must_use]
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// Total bytes of string payload: the sum of all string lengths, i.e. the buffer length
+    /// minus the `4 * (N + 2)` bytes of count and offset table.
+    #[must_use]
+    pub fn data_bytes(&self) -> usize {
+        let table_end = self.offsets.len().saturating_add(1).saturating_mul(WORD);
+        self.bytes.len().saturating_sub(table_end)
+    }
+}
+
+/// Slices string `i` out of a validated tensor; `None` past the end.
+///
+/// Only bounds-checked slicing, no ordering checks: `new` established those. On a validated
+/// tensor this is `None` exactly when `i >= N`.
+fn string_at<'a>(bytes: &'a [u8], offsets: &[I32], i: usize) -> Option<&'a [u8]> {
+    let start = usize::try_from(offsets.get(i)?.get()).ok()?;
+    let end = usize::try_from(offsets.get(i.checked_add(1)?)?.get()).ok()?;
+    bytes.get(start..end)
+}
+
+impl fmt::Debug for TfliteStrings<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TfliteStrings")
+            .field("len", &self.len())
+            .field("data_bytes", &self.data_bytes())
+            .finish()
+    }
+}
+
+impl<'a> IntoIterator for TfliteStrings<'a> {
+    type Item = &'a [u8];
+    type IntoIter = TfliteIter<'a>;
+
+    fn into_iter(self) -> TfliteIter<'a> {
+        self.iter()
+    }
+}
+
+impl<'a> IntoIterator for &TfliteStrings<'a> {
+    type Item = &'a [u8];
+    type IntoIter = TfliteIter<'a>;
+
+    fn into_iter(self) -> TfliteIter<'a> {
+        self.iter()
+    }
+}
+
+/// Iterator over the strings of a [`TfliteStrings`], from [`TfliteStrings::iter`].
+///
+/// Double-ended and exact-size; each step reads two offsets and slices.
+///
+/// # Example
+/// ```
+/// use tessera_core::strings::{TfliteStrings, encode_tflite};
+///
+/// let mut buf = [0u8; 32];
+/// let used = encode_tflite(["x", "yz"], &mut buf).unwrap();
+/// let mut it = TfliteStrings::new(&buf[..used]).unwrap().iter();
+/// assert_eq!(it.len(), 2);
+/// assert_eq!(it.next_back(), Some(&b"yz"[..]));
+/// assert_eq!(it.next(), Some(&b"x"[..]));
+/// assert_eq!(it.next(), None);
+/// ```
+#[derive(Clone)]
+pub struct TfliteIter<'a> {
+    bytes: &'a [u8],
+    offsets: &'a [I32],
+    /// Next string from the front.
+    front: usize,
+    /// One past the next string from the back; `front <= back <= N`.
+    back: usize,
+}
+
+impl<'a> TfliteIter<'a> {
+    /// String `i` of the validated tensor this iterator came from (`i < N`).
+    fn string(&self, i: usize) -> &'a [u8] {
+        let s = string_at(self.bytes, self.offsets, i);
+        debug_assert!(s.is_some(), "validated tensor lost string {i}");
+        s.unwrap_or_default()
+    }
+}
+
+impl<'a> Iterator for TfliteIter<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        if self.front >= self.back {
+            return None;
+        }
+        let s = self.string(self.front);
+        self.front += 1;
+        Some(s)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.back.saturating_sub(self.front);
+        (n, Some(n))
+    }
+
+    fn nth(&mut self, n: usize) -> Option<&'a [u8]> {
+        self.front = self.front.saturating_add(n).min(self.back);
+        self.next()
+    }
+
+    fn count(self) -> usize {
+        self.len()
+    }
+
+    fn last(mut self) -> Option<&'a [u8]> {
+        self.next_back()
+    }
+}
+
+impl DoubleEndedIterator for TfliteIter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        if self.front >= self.back {
+            return None;
+        }
+        self.back -= 1;
+        Some(self.string(self.back))
+    }
+
+    fn nth_back(&mut self, n: usize) -> Option<Self::Item> {
+        self.back = self.back.saturating_sub(n).max(self.front);
+        self.next_back()
+    }
+}
+
+impl ExactSizeIterator for TfliteIter<'_> {}
+
+impl FusedIterator for TfliteIter<'_> {}
+
+impl fmt::Debug for TfliteIter<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TfliteIter")
+            .field("front", &self.front)
+            .field("back", &self.back)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::vec::Vec;
+
+    use super::super::EXAMPLE;
+    use super::*;
+
+    /// Builds a tensor from raw little-endian words followed by payload bytes.
+    fn words(ws: &[i32], payload: &[u8]) -> Vec<u8> {
+        let mut v: Vec<u8> = ws.iter().flat_map(|w| w.to_le_bytes()).collect();
+        v.extend_from_slice(payload);
+        v
+    }
+
+    #[test]
+    fn decodes_the_example() {
+        let t = TfliteStrings::new(&EXAMPLE).unwrap();
+        assert_eq!(t.len(), 3);
+        assert!(!t.is_empty());
+        assert_eq!(t.get(0), Some(&b"AB"[..]));
+        assert_eq!(t.get(1), Some(&b""[..]));
+        assert_eq!(t.get(2), Some(&b"CDE"[..]));
+        assert_eq!(t.get(3), None);
+        assert_eq!(t.get(usize::MAX), None);
+        assert_eq!(t.data_bytes(), 5);
+        assert_eq!(t.as_bytes(), &EXAMPLE[..]);
+        let all: Vec<&[u8]> = t.iter().collect();
+        assert_eq!(all, [&b"AB"[..], b"", b"CDE"]);
+        let rev: Vec<&[u8]> = t.iter().rev().collect();
+        assert_eq!(rev, [&b"CDE"[..], b"", b"AB"]);
+        let by_ref: Vec<&[u8]> = (&t).into_iter().collect();
+        let by_val: Vec<&[u8]> = t.into_iter().collect();
+        assert_eq!(by_ref, by_val);
+        assert_eq!(
+            std::format!("{t:?}"),
+            "TfliteStrings { len: 3, data_bytes: 5 }"
+        );
+    }
+
+    #[test]
+    fn iterator_is_exact_and_double_ended() {
+        let t = TfliteStrings::new(&EXAMPLE).unwrap();
+        let mut it = t.iter();
+        assert_eq!(it.len(), 3);
+        assert_eq!(it.next(), Some(&b"AB"[..]));
+        assert_eq!(it.len(), 2);
+        assert_eq!(it.next_back(), Some(&b"CDE"[..]));
+        assert_eq!(it.size_hint(), (1, Some(1)));
+        assert_eq!(it.clone().last(), Some(&b""[..]));
+        assert_eq!(it.next_back(), Some(&b""[..]));
+        assert_eq!(it.next(), None);
+        assert_eq!(it.next_back(), None);
+        assert_eq!(it.len(), 0);
+
+        assert_eq!(t.iter().nth(2), Some(&b"CDE"[..]));
+        assert_eq!(t.iter().nth(3), None);
+        assert_eq!(t.iter().nth(usize::MAX), None);
+        assert_eq!(t.iter().nth_back(2), Some(&b"AB"[..]));
+        assert_eq!(t.iter().nth_back(usize::MAX), None);
+        assert_eq!(t.iter().count(), 3);
+        let mut it = t.iter();
+        assert_eq!(it.nth(1), Some(&b""[..]));
+        assert_eq!(it.nth_back(0), Some(&b"CDE"[..]));
+        assert_eq!(it.next(), None);
+    }
+
+    #[test]
+    fn decodes_the_empty_tensor() {
+        let bytes = [0, 0, 0, 0, 8, 0, 0, 0];
+        let t = TfliteStrings::new(&bytes).unwrap();
+        assert_eq!(t.len(), 0);
+        assert!(t.is_empty());
+        assert_eq!(t.get(0), None);
+        assert_eq!(t.iter().next(), None);
+        assert_eq!(t.iter().next_back(), None);
+        assert_eq!(t.data_bytes(), 0);
+    }
+
+    #[test]
+    fn truncated() {
+        for len in 0..4 {
+            assert_eq!(
+                TfliteStrings::new(&EXAMPLE[..len]).unwrap_err(),
+                StringTensorError::Truncated { needed: 4, len }
+            );
+        }
+    }
+
+    #[test]
+    fn negative_count() {
+        assert_eq!(
+            TfliteStrings::new(&words(&[-1, 8], b"")).unwrap_err(),
+            StringTensorError::NegativeCount { count: -1 }
+        );
+        assert_eq!(
+            TfliteStrings::new(&i32::MIN.to_le_bytes()).unwrap_err(),
+            StringTensorError::NegativeCount { count: i32::MIN }
+        );
+    }
+
+    #[test]
+    fn count_too_large() {
+        // Count only: even N = 0 needs 8 bytes.
+        assert_eq!(
+            TfliteStrings::new(&[0, 0, 0, 0]).unwrap_err(),
+            StringTensorError::CountTooLarge { count: 0, len: 4 }
+        );
+        // N = 3 needs 20 bytes of table; the table is cut after offset[2].
+        assert_eq!(
+            TfliteStrings::new(&EXAMPLE[..16]).unwrap_err(),
+            StringTensorError::CountTooLarge { count: 3, len: 16 }
+        );
+        // The largest count: 4 * (i32::MAX + 2) bytes of table, which overflows 32-bit usize.
+        assert_eq!(
+            TfliteStrings::new(&words(&[i32::MAX, 8], b"")).unwrap_err(),
+            StringTensorError::CountTooLarge {
+                count: i32::MAX,
+                len: 8
+            }
+        );
+    }
+
+    #[test]
+    fn first_offset() {
+        // offset[0] points into the table instead of after it.
+        assert_eq!(
+            TfliteStrings::new(&words(&[1, 8, 13], b"x")).unwrap_err(),
+            StringTensorError::FirstOffset {
+                expected: 12,
+                found: 8
+            }
+        );
+        // ... or past the buffer.
+        assert_eq!(
+            TfliteStrings::new(&words(&[0, 100], b"")).unwrap_err(),
+            StringTensorError::FirstOffset {
+                expected: 8,
+                found: 100
+            }
+        );
+    }
+
+    #[test]
+    fn last_offset() {
+        // A trailing byte after the last string.
+        assert_eq!(
+            TfliteStrings::new(&words(&[1, 12, 13], b"xy")).unwrap_err(),
+            StringTensorError::LastOffset {
+                expected: 14,
+                found: 13
+            }
+        );
+        // The empty tensor with a trailing byte.
+        assert_eq!(
+            TfliteStrings::new(&words(&[0, 8], b"z")).unwrap_err(),
+            StringTensorError::LastOffset {
+                expected: 9,
+                found: 8
+            }
+        );
+    }
+
+    #[test]
+    fn negative_offset() {
+        assert_eq!(
+            TfliteStrings::new(&words(&[1, -12, 13], b"x")).unwrap_err(),
+            StringTensorError::NegativeOffset {
+                index: 0,
+                value: -12
+            }
+        );
+        assert_eq!(
+            TfliteStrings::new(&words(&[2, 16, -1, 17], b"x")).unwrap_err(),
+            StringTensorError::NegativeOffset {
+                index: 1,
+                value: -1
+            }
+        );
+    }
+
+    #[test]
+    fn decreasing() {
+        // ["AB", "", "CDE"] with offset[2] lowered to 21: string 1 would run 22..21.
+        let mut bytes = EXAMPLE;
+        bytes[12] = 21;
+        assert_eq!(
+            TfliteStrings::new(&bytes).unwrap_err(),
+            StringTensorError::Decreasing {
+                index: 2,
+                previous: 22,
+                value: 21
+            }
+        );
+        // Every offset in bounds and the ends right, yet decreasing in the middle: TFLite's
+        // verifier accepts this one.
+        assert_eq!(
+            TfliteStrings::new(&words(&[3, 20, 24, 21, 25], b"ABCDE")).unwrap_err(),
+            StringTensorError::Decreasing {
+                index: 2,
+                previous: 24,
+                value: 21
+            }
+        );
+    }
+
+    #[test]
+    fn offset_out_of_bounds() {
+        assert_eq!(
+            TfliteStrings::new(&words(&[2, 16, 100, 17], b"x")).unwrap_err(),
+            StringTensorError::OffsetOutOfBounds {
+                index: 1,
+                value: 100,
+                len: 17
+            }
+        );
+        // The last offset past the end (the buffer lost its last byte).
+        assert_eq!(
+            TfliteStrings::new(&EXAMPLE[..24]).unwrap_err(),
+            StringTensorError::OffsetOutOfBounds {
+                index: 3,
+                value: 25,
+                len: 24
+            }
+        );
+        assert_eq!(
+            TfliteStrings::new(&words(&[1, 12, i32::MAX], b"")).unwrap_err(),
+            StringTensorError::OffsetOutOfBounds {
+                index: 1,
+                value: i32::MAX,
+                len: 12
+            }
+        );
+    }
+}
