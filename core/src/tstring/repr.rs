@@ -1,0 +1,180 @@
+//! The 24 bytes of a `TF_TString`, field for field, and the size packing TensorFlow uses.
+//! Nothing here interprets a string; it only says where the bytes are.
+
+use core::mem::{align_of, offset_of, size_of};
+
+use zerocopy::little_endian::U32;
+
+use super::owner::TStringOwner;
+
+/// Bytes a SMALL string holds inline (the 24 bytes less the size byte and the NUL).
+pub const SMALL_CAPACITY: usize = 22;
+
+/// The largest length any type can encode: the size word loses two bits to the type tag.
+pub const MAX_LEN: usize = usize::MAX >> 2;
+
+/// The largest length an OFFSET string can encode (a little-endian `u32` less the tag bits).
+pub const MAX_OFFSET_LEN: usize = (u32::MAX >> 2) as usize;
+
+/// The type tag stored in the low two bits of byte 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(u8)]
+pub enum TStringType {
+    /// Up to 22 bytes inline, NUL-terminated.
+    Small = 0,
+    /// Heap bytes owned by the string (`cap + 1` bytes, NUL-terminated).
+    Large = 1,
+    /// Bytes at a little-endian offset from the string's own address (memory-mappable).
+    Offset = 2,
+    /// Borrowed bytes, optionally kept alive by a ref-counted owner.
+    View = 3,
+}
+
+impl TStringType {
+    /// The type named by the low two bits of `byte0`.
+    #[inline]
+    pub const fn from_tag(byte0: u8) -> Self {
+        match byte0 & 0b11 {
+            0 => TStringType::Small,
+            1 => TStringType::Large,
+            2 => TStringType::Offset,
+            _ => TStringType::View,
+        }
+    }
+}
+
+/// `TF_TString_Large`.
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub(crate) struct Large {
+    pub size: usize,
+    pub cap: usize,
+    pub ptr: *mut u8,
+}
+
+/// `TF_TString_Offset`: every field little-endian on every host.
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub(crate) struct Offset {
+    pub size: U32,
+    pub offset: U32,
+    pub count: U32,
+}
+
+/// `TF_TString_View` with the owner reference TensorFlow added after the RFC.
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub(crate) struct View {
+    pub size: usize,
+    pub ptr: *const u8,
+    pub owner: *const TStringOwner,
+}
+
+/// `TF_TString_Small`.
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub(crate) struct Small {
+    pub size: u8,
+    pub str: [u8; SMALL_CAPACITY + 1],
+}
+
+/// The union of `TF_TString`. Always written starting from `raw: [0; 24]` so that no byte is
+/// ever uninitialised, whichever view a field write used.
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub(crate) union Repr {
+    pub small: Small,
+    pub large: Large,
+    pub offset: Offset,
+    pub view: View,
+    pub raw: [u8; 24],
+}
+
+impl Repr {
+    pub const EMPTY: Repr = Repr { raw: [0; 24] };
+}
+
+// The ABI, checked at compile time on every target this crate builds for.
+const _: () = {
+    assert!(size_of::<Repr>() == 24);
+    assert!(align_of::<Repr>() == align_of::<usize>());
+    assert!(offset_of!(Large, size) == 0);
+    assert!(offset_of!(Large, cap) == size_of::<usize>());
+    assert!(offset_of!(Large, ptr) == 2 * size_of::<usize>());
+    assert!(offset_of!(Offset, size) == 0);
+    assert!(offset_of!(Offset, offset) == 4);
+    assert!(offset_of!(Offset, count) == 8);
+    assert!(offset_of!(View, size) == 0);
+    assert!(offset_of!(View, ptr) == size_of::<usize>());
+    assert!(offset_of!(View, owner) == 2 * size_of::<usize>());
+    assert!(offset_of!(Small, size) == 0);
+    assert!(offset_of!(Small, str) == 1);
+    assert!(size_of::<Small>() == 24);
+};
+
+/// Mask of the most significant byte of a `size_t`.
+const TOP: usize = !(usize::MAX >> 8);
+
+/// `TF_TString_ToInternalSizeT`: the size word of a LARGE or VIEW string. On big-endian hosts
+/// only the top byte (which is byte 0 in memory) is shifted, so the tag stays in byte 0.
+#[inline]
+pub(crate) const fn pack_size(len: usize, ty: TStringType) -> usize {
+    if cfg!(target_endian = "little") {
+        (len << 2) | ty as usize
+    } else {
+        (TOP & (len << 2)) | (!TOP & len) | ((ty as usize) << ((size_of::<usize>() - 1) * 8))
+    }
+}
+
+/// `TF_TString_ToActualSizeT`, the inverse of [`pack_size`].
+#[inline]
+pub(crate) const fn unpack_size(word: usize) -> usize {
+    if cfg!(target_endian = "little") {
+        word >> 2
+    } else {
+        (((TOP << 2) & word) >> 2) | (!TOP & word)
+    }
+}
+
+/// `TF_align16`. Callers keep `n <= MAX_LEN + 1`, so this never overflows.
+#[inline]
+pub(crate) const fn align16(n: usize) -> usize {
+    (n + 0xF) & !0xF
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_packing_round_trips_and_keeps_the_tag_in_byte0() {
+        for len in [0usize, 1, 22, 23, 255, 256, 65_535, 1 << 20, MAX_LEN] {
+            for ty in [TStringType::Large, TStringType::View] {
+                let word = pack_size(len, ty);
+                assert_eq!(unpack_size(word), len);
+                // Byte 0 in memory, whatever the host's byte order.
+                assert_eq!(TStringType::from_tag(word.to_ne_bytes()[0]), ty);
+            }
+        }
+    }
+
+    #[test]
+    fn big_endian_packing_matches_tensorflow_formula() {
+        // The big-endian formula, evaluated by hand on a 64-bit word, independent of the host.
+        let top: u64 = 0xFF00_0000_0000_0000;
+        let n: u64 = 0x0123_4567_89AB_CDEF & (u64::MAX >> 2);
+        let internal = (top & (n << 2)) | (!top & n) | (1u64 << 56);
+        let back = (((top << 2) & internal) >> 2) | (!top & internal);
+        assert_eq!(back, n);
+        assert_eq!(internal.to_be_bytes()[0] & 3, 1);
+    }
+
+    #[test]
+    fn align16_matches_tensorflow() {
+        assert_eq!(align16(23 + 1) - 1, 31);
+        assert_eq!(align16(100 + 1) - 1, 111);
+        assert_eq!(align16(200 + 1) - 1, 207);
+        assert_eq!(align16(16) - 1, 15);
+    }
+}

@@ -1,0 +1,398 @@
+//! [`TString`]: a `TF_TString` owned by Rust code, with TensorFlow's assignment rules and
+//! Rust's ownership: `Drop` frees exactly what the string owns.
+
+use core::cmp::Ordering;
+use core::fmt;
+use core::hash::{Hash, Hasher};
+use core::marker::PhantomData;
+use core::ptr::NonNull;
+
+use super::heap::{NoHeap, StringHeap};
+use super::owner::TStringOwner;
+use super::raw;
+use super::repr::{MAX_LEN, Repr, SMALL_CAPACITY, TStringType};
+
+/// What went wrong changing a [`TString`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum TStringError {
+    /// The length does not fit the size word (two bits go to the type tag).
+    TooLong {
+        /// The length asked for.
+        len: usize,
+        /// The largest length this target can encode.
+        max: usize,
+    },
+    /// The heap could not provide a LARGE block of `bytes` bytes. With
+    /// [`NoHeap`] this is every string longer than 22 bytes.
+    Alloc {
+        /// Size of the block asked for (capacity + the NUL byte).
+        bytes: usize,
+    },
+}
+
+impl fmt::Display for TStringError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TStringError::TooLong { len, max } => {
+                write!(f, "string of {len} bytes exceeds the maximum of {max}")
+            }
+            TStringError::Alloc { bytes } => {
+                write!(f, "heap could not provide {bytes} bytes for a LARGE string")
+            }
+        }
+    }
+}
+
+impl core::error::Error for TStringError {}
+
+/// TensorFlow's ABI-stable string: 24 bytes, byte-compatible with `TF_TString`.
+///
+/// - **SMALL**: up to 22 bytes inline, NUL-terminated.
+/// - **LARGE**: bytes on the heap `H` (`cap + 1` bytes, NUL-terminated); only a heap-backed
+///   string can be LARGE. The default heap, [`NoHeap`], never allocates.
+/// - **VIEW**: borrows bytes for `'a` (owner null), or shares a ref-counted
+///   [`TStringOwner`].
+/// - **OFFSET**: bytes at a little-endian offset from the string's own address. An OFFSET
+///   string only makes sense in place, so safe code never holds one as a value: read them
+///   through [`OffsetStrings`](super::OffsetStrings); assigning or cloning one yields a VIEW.
+///
+/// Equality, ordering and hashing go by content: a SMALL and a VIEW of the same bytes are
+/// equal and hash alike (as `[u8]` does).
+///
+/// ```
+/// use tessera_core::tstring::{TString, TStringType};
+///
+/// let long = [b'x'; 40];
+/// let mut s: TString = TString::from_bytes(b"hello").unwrap();
+/// assert_eq!(s.string_type(), TStringType::Small);
+/// assert_eq!(s.as_str(), Ok("hello"));
+///
+/// s.assign_view(&long).unwrap();
+/// assert_eq!((s.string_type(), s.len(), s.capacity()), (TStringType::View, 40, 0));
+///
+/// // Without a heap, a string longer than 22 bytes cannot be owned: the error says how much
+/// // it would have needed (capacity 47, plus the NUL).
+/// assert!(s.as_mut_bytes().is_err());
+/// ```
+#[repr(C)]
+pub struct TString<'a, H: StringHeap = NoHeap> {
+    repr: Repr,
+    _marker: PhantomData<(&'a [u8], H)>,
+}
+
+// SAFETY: a LARGE block is owned uniquely by its string; VIEW bytes are shared `&'a [u8]`
+// (which are `Send + Sync`); an owner's callbacks must be thread-safe, which
+// `TString::view_with_owner` requires of its caller.
+unsafe impl<H: StringHeap> Send for TString<'_, H> {}
+// SAFETY: every `&self` method only reads.
+unsafe impl<H: StringHeap> Sync for TString<'_, H> {}
+
+impl<'a, H: StringHeap> TString<'a, H> {
+    /// The empty SMALL string (24 zero bytes, as `TF_TString_Init` makes it).
+    pub const fn new() -> Self {
+        TString {
+            repr: Repr::EMPTY,
+            _marker: PhantomData,
+        }
+    }
+
+    #[inline]
+    fn ptr(&self) -> *const Self {
+        self
+    }
+
+    #[inline]
+    fn ptr_mut(&mut self) -> *mut Self {
+        self
+    }
+
+    /// An owned copy of `bytes`: SMALL up to 22 bytes, LARGE from `H` beyond.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, TStringError> {
+        let mut s = Self::new();
+        s.copy_from(bytes)?;
+        Ok(s)
+    }
+
+    /// A VIEW of `bytes`: nothing is copied; the string borrows them for `'a`.
+    pub fn view(bytes: &'a [u8]) -> Result<Self, TStringError> {
+        let mut s = Self::new();
+        s.assign_view(bytes)?;
+        Ok(s)
+    }
+
+    /// A VIEW kept alive by a ref-counted owner; retains one reference, released on drop.
+    ///
+    /// # Safety
+    /// `owner` must be live, its callbacks thread-safe, and it must keep `len` bytes at `ptr`
+    /// readable and unchanged while any reference to it is held.
+    pub unsafe fn view_with_owner(
+        ptr: *const u8,
+        len: usize,
+        owner: NonNull<TStringOwner>,
+    ) -> Result<Self, TStringError> {
+        let mut s = Self::new();
+        // SAFETY: `s` is a valid string; the caller vouches for `ptr`, `len` and `owner`.
+        unsafe { raw::assign_owned_view(s.ptr_mut(), ptr, len, owner)? };
+        Ok(s)
+    }
+
+    /// Which of the four layouts the string uses.
+    #[inline]
+    pub fn string_type(&self) -> TStringType {
+        TStringType::from_tag(self.raw_bytes()[0])
+    }
+
+    /// The string's 24 bytes exactly as C sees them.
+    #[inline]
+    pub fn raw_bytes(&self) -> &[u8; 24] {
+        // SAFETY: every byte of the union is initialised (all writes start from zeroes), and
+        // reading pointer bytes as integers is allowed.
+        unsafe { &self.repr.raw }
+    }
+
+    /// Length in bytes.
+    #[inline]
+    pub fn len(&self) -> usize {
+        // SAFETY: `self` is a valid string and not OFFSET (type invariant).
+        unsafe { raw::len(self.ptr()) }
+    }
+
+    /// Whether the length is zero.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes the string can hold without reallocating: 22 for SMALL, `cap` for LARGE, 0 for
+    /// the read-only VIEW and OFFSET.
+    #[inline]
+    pub fn capacity(&self) -> usize {
+        // SAFETY: `self` is a valid string.
+        unsafe { raw::capacity(self.ptr()) }
+    }
+
+    /// The bytes (no NUL).
+    #[inline]
+    pub fn as_bytes(&self) -> &[u8] {
+        // SAFETY: `self` is a valid, non-OFFSET string (type invariant); the slice borrows it.
+        unsafe { raw::bytes(self.ptr()) }
+    }
+
+    /// The bytes as UTF-8, or where they stop being UTF-8.
+    #[inline]
+    pub fn as_str(&self) -> Result<&str, core::str::Utf8Error> {
+        core::str::from_utf8(self.as_bytes())
+    }
+
+    /// Pointer to the first byte (`TF_TString_GetDataPointer`).
+    #[inline]
+    pub fn as_ptr(&self) -> *const u8 {
+        // SAFETY: `self` is a valid string.
+        unsafe { raw::data_ptr(self.ptr()) }
+    }
+
+    /// The owner of a VIEW, if it has one.
+    pub fn owner(&self) -> Option<NonNull<TStringOwner>> {
+        match self.string_type() {
+            // SAFETY: the tag says VIEW.
+            TStringType::View => NonNull::new(unsafe { self.repr.view.owner }.cast_mut()),
+            _ => None,
+        }
+    }
+
+    /// Mutable bytes. A VIEW is first copied into an owned SMALL or LARGE string
+    /// (`TF_TString_GetMutableDataPointer`).
+    pub fn as_mut_bytes(&mut self) -> Result<&mut [u8], TStringError> {
+        let n = self.len();
+        // SAFETY: valid string; the returned pointer covers `n` initialised bytes and the
+        // slice borrows `self` mutably.
+        unsafe {
+            let p = raw::mutable_data_ptr(self.ptr_mut())?;
+            Ok(if n == 0 {
+                &mut []
+            } else {
+                core::slice::from_raw_parts_mut(p, n)
+            })
+        }
+    }
+
+    /// Sets the length, filling new bytes with `fill` (`TF_TString_Resize`). See
+    /// [`raw::resize_uninit`] for the capacity rules.
+    pub fn resize(&mut self, new_len: usize, fill: u8) -> Result<(), TStringError> {
+        // SAFETY: valid string.
+        unsafe { raw::resize(self.ptr_mut(), new_len, fill).map(|_| ()) }
+    }
+
+    /// Shortens to `new_len` bytes; a no-op when already that short.
+    pub fn truncate(&mut self, new_len: usize) -> Result<(), TStringError> {
+        if new_len >= self.len() {
+            return Ok(());
+        }
+        self.resize(new_len, 0)
+    }
+
+    /// Empties the string, freeing a LARGE block or releasing a VIEW.
+    pub fn clear(&mut self) {
+        // SAFETY: valid string; afterwards it is the empty SMALL string.
+        unsafe { raw::reset(self.ptr_mut()) }
+    }
+
+    /// Makes room for `cap` bytes (`TF_TString_Reserve`).
+    pub fn reserve(&mut self, cap: usize) -> Result<(), TStringError> {
+        // SAFETY: valid string.
+        unsafe { raw::reserve(self.ptr_mut(), cap) }
+    }
+
+    /// Makes room for `cap` bytes, at least doubling when it grows
+    /// (`TF_TString_ReserveAmortized`).
+    pub fn reserve_amortized(&mut self, cap: usize) -> Result<(), TStringError> {
+        // SAFETY: valid string.
+        unsafe { raw::reserve_amortized(self.ptr_mut(), cap) }
+    }
+
+    /// Replaces the contents with a copy of `bytes` (`TF_TString_Copy`).
+    pub fn copy_from(&mut self, bytes: &[u8]) -> Result<(), TStringError> {
+        // SAFETY: valid string; `bytes` cannot alias `self`, which is borrowed mutably.
+        unsafe { raw::copy(self.ptr_mut(), bytes.as_ptr(), bytes.len()) }
+    }
+
+    /// Replaces the contents with a copy of `bytes`, keeping a LARGE block that is big
+    /// enough instead of shrinking or freeing it (see [`raw::copy_reusing`]). For strings
+    /// refilled batch after batch: once warm, this never allocates.
+    pub fn copy_reusing(&mut self, bytes: &[u8]) -> Result<(), TStringError> {
+        // SAFETY: valid string; `bytes` cannot alias `self`.
+        unsafe { raw::copy_reusing(self.ptr_mut(), bytes.as_ptr(), bytes.len()) }
+    }
+
+    /// Makes the string a VIEW of `bytes` (`TF_TString_AssignView`).
+    pub fn assign_view(&mut self, bytes: &'a [u8]) -> Result<(), TStringError> {
+        // SAFETY: valid string; `bytes` outlives `'a`, which bounds the string's use.
+        unsafe { raw::assign_view(self.ptr_mut(), bytes.as_ptr(), bytes.len()) }
+    }
+
+    /// Takes `src`'s value by TensorFlow's assign rule: SMALL and VIEW copy as they are, LARGE
+    /// is deep-copied (`TF_TString_Assign`).
+    pub fn assign(&mut self, src: &TString<'a, H>) -> Result<(), TStringError> {
+        // SAFETY: both are valid strings; `src` is not OFFSET (type invariant) and its VIEW
+        // bytes live for `'a`.
+        unsafe { raw::assign(self.ptr_mut(), src.ptr()) }
+    }
+
+    /// Appends a copy of `bytes`, growing amortised (`TF_TString_AppendN`).
+    pub fn append(&mut self, bytes: &[u8]) -> Result<(), TStringError> {
+        // SAFETY: valid string; `bytes` cannot alias `self`.
+        unsafe { raw::append_n(self.ptr_mut(), bytes.as_ptr(), bytes.len()) }
+    }
+
+    /// A copy by [`assign`](Self::assign)'s rules, reporting allocation failure.
+    pub fn try_clone(&self) -> Result<Self, TStringError> {
+        let mut s = Self::new();
+        s.assign(self)?;
+        Ok(s)
+    }
+
+    /// The largest length a string can have on this target.
+    pub const MAX_LEN: usize = MAX_LEN;
+
+    /// Bytes a SMALL string holds inline.
+    pub const SMALL_CAPACITY: usize = SMALL_CAPACITY;
+}
+
+impl<H: StringHeap> Drop for TString<'_, H> {
+    fn drop(&mut self) {
+        // SAFETY: valid string, never used again.
+        unsafe { raw::reset(self.ptr_mut()) }
+    }
+}
+
+impl<H: StringHeap> Default for TString<'_, H> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Copies by TensorFlow's assign rule; allocation failure goes to
+/// [`StringHeap::out_of_memory`]. Cloning a SMALL or VIEW string never allocates.
+impl<H: StringHeap> Clone for TString<'_, H> {
+    fn clone(&self) -> Self {
+        match self.try_clone() {
+            Ok(s) => s,
+            Err(TStringError::Alloc { bytes }) => H::out_of_memory(bytes),
+            // A valid string's length always fits, so copying it cannot be too long.
+            Err(TStringError::TooLong { len, .. }) => H::out_of_memory(len),
+        }
+    }
+}
+
+impl<H: StringHeap> AsRef<[u8]> for TString<'_, H> {
+    fn as_ref(&self) -> &[u8] {
+        self.as_bytes()
+    }
+}
+
+impl<H: StringHeap> core::borrow::Borrow<[u8]> for TString<'_, H> {
+    fn borrow(&self) -> &[u8] {
+        self.as_bytes()
+    }
+}
+
+impl<H: StringHeap> PartialEq for TString<'_, H> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl<H: StringHeap> Eq for TString<'_, H> {}
+
+impl<H: StringHeap> PartialEq<[u8]> for TString<'_, H> {
+    fn eq(&self, other: &[u8]) -> bool {
+        self.as_bytes() == other
+    }
+}
+
+impl<H: StringHeap> PartialEq<&[u8]> for TString<'_, H> {
+    fn eq(&self, other: &&[u8]) -> bool {
+        self.as_bytes() == *other
+    }
+}
+
+impl<H: StringHeap> PartialEq<str> for TString<'_, H> {
+    fn eq(&self, other: &str) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl<H: StringHeap> PartialEq<&str> for TString<'_, H> {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl<H: StringHeap> PartialOrd for TString<'_, H> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<H: StringHeap> Ord for TString<'_, H> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.as_bytes().cmp(other.as_bytes())
+    }
+}
+
+impl<H: StringHeap> Hash for TString<'_, H> {
+    fn hash<S: Hasher>(&self, state: &mut S) {
+        self.as_bytes().hash(state)
+    }
+}
+
+impl<H: StringHeap> fmt::Debug for TString<'_, H> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ty = self.string_type();
+        match self.as_str() {
+            Ok(s) => write!(f, "TString::{ty:?}({s:?})"),
+            Err(_) => write!(f, "TString::{ty:?}({:?})", self.as_bytes()),
+        }
+    }
+}
