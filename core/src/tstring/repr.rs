@@ -10,8 +10,18 @@ use super::owner::TStringOwner;
 /// Bytes a SMALL string holds inline (the 24 bytes less the size byte and the NUL).
 pub const SMALL_CAPACITY: usize = 22;
 
-/// The largest length any type can encode: the size word loses two bits to the type tag.
-pub const MAX_LEN: usize = usize::MAX >> 2;
+/// The largest length a LARGE or VIEW string can encode on this target.
+///
+/// Little-endian: the size word loses two bits to the type tag (`usize::MAX >> 2`).
+/// Big-endian: TensorFlow's packing shifts only the top byte, so bits 54–55 of the length (on
+/// 64-bit; bits 22–23 on 32-bit) land on the tag bits of byte 0 as well as in place. Longer
+/// strings would read back as the wrong type — in TensorFlow too — so they are refused:
+/// 2⁵⁴ − 1 bytes on 64-bit and 4 MiB − 1 on 32-bit big-endian targets.
+pub const MAX_LEN: usize = if cfg!(target_endian = "little") {
+    usize::MAX >> 2
+} else {
+    (1 << ((size_of::<usize>() - 1) * 8 - 2)) - 1
+};
 
 /// The largest length an OFFSET string can encode (a little-endian `u32` less the tag bits).
 pub const MAX_OFFSET_LEN: usize = (u32::MAX >> 2) as usize;
@@ -156,6 +166,21 @@ mod tests {
                 // Byte 0 in memory, whatever the host's byte order.
                 assert_eq!(TStringType::from_tag(word.to_ne_bytes()[0]), ty);
             }
+        }
+    }
+
+    #[test]
+    fn big_endian_packing_corrupts_the_tag_past_max_len() {
+        // TensorFlow's big-endian formula on a 64-bit word, evaluated whatever the host: a
+        // length with bit 54 set leaks into the tag bits, which is why MAX_LEN stops below it.
+        let top: u64 = 0xFF00_0000_0000_0000;
+        let tag =
+            |n: u64, ty: u64| ((top & (n << 2)) | (!top & n) | (ty << 56)).to_be_bytes()[0] & 3;
+        assert_eq!(tag((1 << 54) - 1, 1), 1);
+        assert_eq!(tag(1 << 54, 2), 3, "a LARGE-sized tag bit leaks in");
+        assert_eq!(tag(1 << 55, 1), 3);
+        if cfg!(target_endian = "big") && size_of::<usize>() == 8 {
+            assert_eq!(MAX_LEN as u64, (1 << 54) - 1);
         }
     }
 

@@ -108,7 +108,19 @@ impl<'a, H: StringHeap> TString<'a, H> {
     }
 
     /// An owned copy of `bytes`: SMALL up to 22 bytes, LARGE from `H` beyond.
+    #[inline]
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, TStringError> {
+        let n = bytes.len();
+        if n <= SMALL_CAPACITY {
+            // The common case, built directly: size byte, bytes, zeroes (the NUL included).
+            let mut raw = [0u8; 24];
+            raw[0] = (n << 2) as u8;
+            raw[1..1 + n].copy_from_slice(bytes);
+            return Ok(TString {
+                repr: Repr { raw },
+                _marker: PhantomData,
+            });
+        }
         let mut s = Self::new();
         s.copy_from(bytes)?;
         Ok(s)
