@@ -49,7 +49,10 @@ fn every_function_on_every_type() {
         assert_eq!(tessera_tstring_get_size(&s), 0);
         let mut a = new();
         tessera_tstring_assign(&mut a, &m);
-        assert_ne!(tessera_tstring_get_data_pointer(&a), tessera_tstring_get_data_pointer(&m));
+        assert_ne!(
+            tessera_tstring_get_data_pointer(&a),
+            tessera_tstring_get_data_pointer(&m)
+        );
         let u = tessera_tstring_resize_uninitialized(&mut a, 3);
         assert_eq!(*u.add(3), 0);
         assert_eq!(tessera_tstring_get_type(&a), T::TESSERA_TSTR_SMALL);
@@ -102,7 +105,10 @@ fn tflite_decode_encode_and_errors() {
             &mut count,
         );
         assert_eq!((st, count), (TesseraStatus::TESSERA_OK, 3));
-        assert_eq!(tessera_tstring_get_data_pointer(&out[2]), tflite[22..].as_ptr().cast());
+        assert_eq!(
+            tessera_tstring_get_data_pointer(&out[2]),
+            tflite[22..].as_ptr().cast()
+        );
         let mut len = 0;
         assert_eq!(
             tessera_tflite_strings_encoded_len(out.as_ptr(), 3, &mut len),
@@ -110,7 +116,8 @@ fn tflite_decode_encode_and_errors() {
         );
         let mut back = vec![0u8; len];
         let mut written = 0;
-        let st = tessera_tflite_strings_encode(out.as_ptr(), 3, back.as_mut_ptr(), 10, &mut written);
+        let st =
+            tessera_tflite_strings_encode(out.as_ptr(), 3, back.as_mut_ptr(), 10, &mut written);
         assert_eq!((st, written), (TesseraStatus::TESSERA_BUFFER_TOO_SMALL, 25));
         tessera_tflite_strings_encode(out.as_ptr(), 3, back.as_mut_ptr(), len, &mut written);
         assert_eq!(back, tflite);
