@@ -59,13 +59,6 @@ fn put_word(out: &mut [u8], at: usize, value: usize) -> bool {
     }
 }
 
-/// Copies `s` to `out[at..at + s.len()]`, returning the end; `None` if it does not fit.
-fn put_bytes(out: &mut [u8], at: usize, s: &[u8]) -> Option<usize> {
-    let end = at.checked_add(s.len())?;
-    out.get_mut(at..end)?.copy_from_slice(s);
-    Some(end)
-}
-
 /// Bytes needed to encode `strings` as a TFLite string tensor: `4 * (N + 2)` plus the sum of
 /// the string lengths.
 ///
@@ -135,25 +128,38 @@ where
         .get_mut(..needed)
         .ok_or(EncodeError::Capacity(CapacityError { needed, available }))?;
 
-    // From here every write lands in `out[..needed]`, through checked accessors, so even a
-    // second walk that disagrees with the first cannot write past `needed` or panic.
-    let mut ok = put_word(out, 0, count);
-    let mut pos = table_byte(count.saturating_add(1));
+    // From here every write lands in `out[..needed]` through split slices, so even a second
+    // walk that disagrees with the first cannot write past `needed` or panic.
+    let table_end = table_byte(count.saturating_add(1));
+    let (head, mut rest) = out.split_at_mut(table_end.min(needed));
+    let (count_word, table) = head.split_at_mut(WORD.min(head.len()));
+    let mut slots = table.chunks_exact_mut(WORD);
+    let mut ok = put_word(count_word, 0, count);
+    let mut pos = table_end;
     let mut seen: usize = 0;
     let mut data: usize = 0;
     for s in strings {
         let s = s.as_ref();
-        ok = ok && seen < count && put_word(out, table_byte(seen), pos);
-        if ok {
-            match put_bytes(out, pos, s) {
-                Some(end) => pos = end,
-                None => ok = false,
-            }
-        }
         seen = seen.saturating_add(1);
         data = data.saturating_add(s.len());
+        if !ok {
+            continue;
+        }
+        match slots.next() {
+            // `pos <= needed <= i32::MAX` (checked by `measure`), so the cast is exact.
+            Some(slot) if s.len() <= rest.len() => {
+                slot.copy_from_slice(&(pos as u32).to_le_bytes());
+                let (dst, tail) = core::mem::take(&mut rest).split_at_mut(s.len());
+                copy_bytes(dst, s);
+                rest = tail;
+                pos += s.len();
+            }
+            _ => ok = false,
+        }
     }
-    if ok && seen == count && pos == needed && put_word(out, table_byte(count), pos) {
+    let last = slots.next();
+    if let (true, Some(slot), None, true) = (ok, last, slots.next(), rest.is_empty()) {
+        slot.copy_from_slice(&(pos as u32).to_le_bytes());
         Ok(needed)
     } else {
         let second = table_byte(seen.saturating_add(1)).saturating_add(data);
@@ -161,6 +167,35 @@ where
             needed: second,
             available: needed,
         }))
+    }
+}
+
+/// Copies `src` into `dst` (same length). Short strings, the common case in string tensors,
+/// are copied with two overlapping fixed-size moves instead of a call to `memcpy`.
+#[inline(always)]
+fn copy_bytes(dst: &mut [u8], src: &[u8]) {
+    let n = src.len();
+    debug_assert_eq!(n, dst.len());
+    if n != dst.len() {
+        // Unreachable (callers split `dst` to `src.len()`); lets the compiler drop the bounds
+        // checks below.
+        return;
+    }
+    if n > 32 {
+        dst.copy_from_slice(src);
+    } else if n >= 16 {
+        dst[..16].copy_from_slice(&src[..16]);
+        dst[n - 16..].copy_from_slice(&src[n - 16..]);
+    } else if n >= 8 {
+        dst[..8].copy_from_slice(&src[..8]);
+        dst[n - 8..].copy_from_slice(&src[n - 8..]);
+    } else if n >= 4 {
+        dst[..4].copy_from_slice(&src[..4]);
+        dst[n - 4..].copy_from_slice(&src[n - 4..]);
+    } else {
+        for (d, s) in dst.iter_mut().zip(src) {
+            *d = *s;
+        }
     }
 }
 

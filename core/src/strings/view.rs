@@ -147,12 +147,14 @@ impl<'a> TfliteStrings<'a> {
 
     /// String `i`, or `None` if `i >= len()`. O(1): reads two offsets and slices.
     #[must_use]
+    #[inline]
     pub fn get(&self, i: usize) -> Option<&'a [u8]> {
         string_at(self.bytes, self.offsets, i)
     }
 
     /// Iterates over the strings in order (and backwards, and with an exact length).
     #[must_use]
+    #[inline]
     pub fn iter(&self) -> TfliteIter<'a> {
         TfliteIter {
             bytes: self.bytes,
@@ -181,9 +183,11 @@ impl<'a> TfliteStrings<'a> {
 ///
 /// Only bounds-checked slicing, no ordering checks: `new` established those. On a validated
 /// tensor this is `None` exactly when `i >= N`.
+#[inline]
 fn string_at<'a>(bytes: &'a [u8], offsets: &[I32], i: usize) -> Option<&'a [u8]> {
-    let start = usize::try_from(offsets.get(i)?.get()).ok()?;
-    let end = usize::try_from(offsets.get(i.checked_add(1)?)?.get()).ok()?;
+    // `new` checked every offset is non-negative, so the casts are exact.
+    let start = offsets.get(i)?.get() as u32 as usize;
+    let end = offsets.get(i.checked_add(1)?)?.get() as u32 as usize;
     bytes.get(start..end)
 }
 
@@ -242,6 +246,7 @@ pub struct TfliteIter<'a> {
 
 impl<'a> TfliteIter<'a> {
     /// String `i` of the validated tensor this iterator came from (`i < N`).
+    #[inline]
     fn string(&self, i: usize) -> &'a [u8] {
         let s = string_at(self.bytes, self.offsets, i);
         debug_assert!(s.is_some(), "validated tensor lost string {i}");
@@ -252,6 +257,7 @@ impl<'a> TfliteIter<'a> {
 impl<'a> Iterator for TfliteIter<'a> {
     type Item = &'a [u8];
 
+    #[inline]
     fn next(&mut self) -> Option<&'a [u8]> {
         if self.front >= self.back {
             return None;
@@ -266,6 +272,7 @@ impl<'a> Iterator for TfliteIter<'a> {
         (n, Some(n))
     }
 
+    #[inline]
     fn nth(&mut self, n: usize) -> Option<&'a [u8]> {
         self.front = self.front.saturating_add(n).min(self.back);
         self.next()
@@ -281,6 +288,7 @@ impl<'a> Iterator for TfliteIter<'a> {
 }
 
 impl DoubleEndedIterator for TfliteIter<'_> {
+    #[inline]
     fn next_back(&mut self) -> Option<Self::Item> {
         if self.front >= self.back {
             return None;
@@ -289,6 +297,7 @@ impl DoubleEndedIterator for TfliteIter<'_> {
         Some(self.string(self.back))
     }
 
+    #[inline]
     fn nth_back(&mut self, n: usize) -> Option<Self::Item> {
         self.back = self.back.saturating_sub(n).max(self.front);
         self.next_back()

@@ -123,6 +123,62 @@ const _: () = {
     assert!(size_of::<Small>() == 24);
 };
 
+/// Little-endian loads from a slice at a position the caller has checked; the fallback
+/// arm is dead code the compiler removes.
+#[inline(always)]
+fn load8(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b.get(at..at + 8).and_then(|s| s.try_into().ok()).unwrap_or([0; 8]))
+}
+
+#[inline(always)]
+fn load4(b: &[u8], at: usize) -> u64 {
+    u32::from_le_bytes(b.get(at..at + 4).and_then(|s| s.try_into().ok()).unwrap_or([0; 4])) as u64
+}
+
+#[inline(always)]
+fn load2(b: &[u8], at: usize) -> u64 {
+    u16::from_le_bytes(b.get(at..at + 2).and_then(|s| s.try_into().ok()).unwrap_or([0; 2])) as u64
+}
+
+impl Repr {
+    /// A SMALL string of `b` (at most 22 bytes), assembled in registers from overlapping
+    /// loads. Copying byte-wise into a stack array and then moving it as whole words stalls
+    /// store-to-load forwarding, which cost more than the copy itself (the same trick
+    /// `compact_str` uses).
+    #[inline(always)]
+    pub(crate) fn small(b: &[u8]) -> Repr {
+        let n = b.len();
+        debug_assert!(n <= SMALL_CAPACITY);
+        // d0, d1, d2: the string's bytes [0, 8), [8, 16), [16, 22), zero-padded.
+        let (d0, d1, d2) = if n >= 16 {
+            let tail = load8(b, n - 8);
+            let d2 = if n == 16 { 0 } else { tail >> ((24 - n) * 8) };
+            (load8(b, 0), load8(b, 8), d2)
+        } else if n >= 8 {
+            let tail = load8(b, n - 8);
+            let d1 = if n == 8 { 0 } else { tail >> ((16 - n) * 8) };
+            (load8(b, 0), d1, 0)
+        } else if n >= 4 {
+            (load4(b, 0) | (load4(b, n - 4) << ((n - 4) * 8)), 0, 0)
+        } else if n >= 2 {
+            (load2(b, 0) | (load2(b, n - 2) << ((n - 2) * 8)), 0, 0)
+        } else if n == 1 {
+            (b[0] as u64, 0, 0)
+        } else {
+            (0, 0, 0)
+        };
+        // Memory order: the size byte, then the string, then zeroes (the NUL included).
+        let w0 = ((n as u64) << 2) | (d0 << 8);
+        let w1 = (d0 >> 56) | (d1 << 8);
+        let w2 = (d1 >> 56) | (d2 << 8);
+        let mut raw = [0u8; 24];
+        raw[0..8].copy_from_slice(&w0.to_le_bytes());
+        raw[8..16].copy_from_slice(&w1.to_le_bytes());
+        raw[16..24].copy_from_slice(&w2.to_le_bytes());
+        Repr { raw }
+    }
+}
+
 /// Mask of the most significant byte of a `size_t`.
 const TOP: usize = !(usize::MAX >> 8);
 
@@ -193,6 +249,19 @@ mod tests {
         let back = (((top << 2) & internal) >> 2) | (!top & internal);
         assert_eq!(back, n);
         assert_eq!(internal.to_be_bytes()[0] & 3, 1);
+    }
+
+    #[test]
+    fn small_repr_is_bytes_then_zeroes() {
+        let src: [u8; 22] = core::array::from_fn(|i| 0xA0 + i as u8);
+        for n in 0..=SMALL_CAPACITY {
+            let r = Repr::small(&src[..n]);
+            // SAFETY: `raw` is the whole union, always initialised.
+            let raw = unsafe { r.raw };
+            assert_eq!(raw[0] as usize, n << 2);
+            assert_eq!(&raw[1..1 + n], &src[..n]);
+            assert!(raw[1 + n..].iter().all(|&b| b == 0), "n = {n}");
+        }
     }
 
     #[test]

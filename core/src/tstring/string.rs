@@ -10,7 +10,9 @@ use core::ptr::NonNull;
 use super::heap::{NoHeap, StringHeap};
 use super::owner::TStringOwner;
 use super::raw;
-use super::repr::{MAX_LEN, Repr, SMALL_CAPACITY, TStringType};
+use super::repr::{
+    Large, MAX_LEN, Repr, SMALL_CAPACITY, TStringType, align16, pack_size, unpack_size,
+};
 
 /// What went wrong changing a [`TString`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -113,17 +115,49 @@ impl<'a, H: StringHeap> TString<'a, H> {
         let n = bytes.len();
         if n <= SMALL_CAPACITY {
             // The common case, built directly: size byte, bytes, zeroes (the NUL included).
-            let mut raw = [0u8; 24];
-            raw[0] = (n << 2) as u8;
-            raw[1..1 + n].copy_from_slice(bytes);
             return Ok(TString {
-                repr: Repr { raw },
+                repr: Repr::small(bytes),
                 _marker: PhantomData,
             });
         }
+        Self::large_from_bytes(bytes)
+    }
+
+    /// A fresh LARGE copy, with the capacity TensorFlow's copy into an empty string gives:
+    /// `align16(n + 1) - 1`.
+    fn large_from_bytes(bytes: &[u8]) -> Result<Self, TStringError> {
+        let n = bytes.len();
+        if n > MAX_LEN {
+            return Err(TStringError::TooLong { len: n, max: MAX_LEN });
+        }
+        let cap = align16(n + 1) - 1;
+        let p = H::allocate(cap + 1)
+            .ok_or(TStringError::Alloc { bytes: cap + 1 })?
+            .as_ptr();
+        // SAFETY: the block holds `cap + 1 > n` bytes and cannot overlap `bytes`.
+        unsafe {
+            core::ptr::copy_nonoverlapping(bytes.as_ptr(), p, n);
+            p.add(n).write(0);
+        }
         let mut s = Self::new();
-        s.copy_from(bytes)?;
+        s.repr.large = Large {
+            size: pack_size(n, TStringType::Large),
+            cap,
+            ptr: p,
+        };
         Ok(s)
+    }
+
+    /// Whether dropping the string must free or release something: LARGE, or a VIEW with an
+    /// owner. Written without a jump table: it runs on every drop.
+    #[inline(always)]
+    fn owns_something(&self) -> bool {
+        let tag = self.raw_bytes()[0] & 0b11;
+        // LARGE (1) and VIEW (3) are the odd tags: SMALL strings pass with one test.
+        tag & 1 == 1
+            && (tag == TStringType::Large as u8
+                // SAFETY: the tag says VIEW.
+                || !unsafe { self.repr.view.owner }.is_null())
     }
 
     /// A VIEW of `bytes`: nothing is copied; the string borrows them for `'a`.
@@ -187,8 +221,31 @@ impl<'a, H: StringHeap> TString<'a, H> {
     /// The bytes (no NUL).
     #[inline]
     pub fn as_bytes(&self) -> &[u8] {
-        // SAFETY: `self` is a valid, non-OFFSET string (type invariant); the slice borrows it.
-        unsafe { raw::bytes(self.ptr()) }
+        let b0 = self.raw_bytes()[0];
+        // SAFETY: type invariants of safe code: a SMALL size is at most 22, a LARGE or VIEW
+        // pointer is readable for its length, and a `TString` held by value is never OFFSET
+        // (that case, reachable only through `unsafe` casts, takes the checked path).
+        unsafe {
+            if b0 & 0b11 == TStringType::Small as u8 {
+                return core::slice::from_raw_parts(
+                    self.repr.small.str.as_ptr(),
+                    (b0 >> 2) as usize,
+                );
+            }
+            let tag = b0 & 0b11;
+            if tag == TStringType::Offset as u8 {
+                return offset_bytes(self);
+            }
+            // LARGE and VIEW share the size word; only the pointer's place differs, so pick it
+            // with a select rather than a jump table.
+            let len = unpack_size(self.repr.large.size);
+            let ptr = if tag == TStringType::Large as u8 {
+                self.repr.large.ptr.cast_const()
+            } else {
+                self.repr.view.ptr
+            };
+            slice_or_empty(ptr, len)
+        }
     }
 
     /// The bytes as UTF-8, or where they stop being UTF-8.
@@ -312,9 +369,40 @@ impl<'a, H: StringHeap> TString<'a, H> {
 }
 
 impl<H: StringHeap> Drop for TString<'_, H> {
+    #[inline]
     fn drop(&mut self) {
-        // SAFETY: valid string, never used again.
-        unsafe { raw::reset(self.ptr_mut()) }
+        if self.owns_something() {
+            release(self);
+        }
+    }
+}
+
+/// The bytes of an OFFSET string, reachable only through `unsafe` casts of foreign memory.
+#[cold]
+#[inline(never)]
+fn offset_bytes<'s, H: StringHeap>(s: &'s TString<'_, H>) -> &'s [u8] {
+    // SAFETY: the caller of the `unsafe` cast vouched that the OFFSET data is readable.
+    unsafe { raw::bytes(s) }
+}
+
+#[cold]
+#[inline(never)]
+fn release<H: StringHeap>(s: &mut TString<'_, H>) {
+    // SAFETY: valid string; the caller never uses it again but for dropping.
+    unsafe { raw::reset(s) }
+}
+
+/// `len` bytes at `p`, or the empty slice for a zero length (whatever `p` is).
+///
+/// # Safety
+/// For a non-zero length, `p` must be readable for `len` bytes for the returned lifetime.
+#[inline]
+unsafe fn slice_or_empty<'s>(p: *const u8, len: usize) -> &'s [u8] {
+    if len == 0 {
+        &[]
+    } else {
+        // SAFETY: caller contract.
+        unsafe { core::slice::from_raw_parts(p, len) }
     }
 }
 
@@ -327,8 +415,21 @@ impl<H: StringHeap> Default for TString<'_, H> {
 /// Copies by TensorFlow's assign rule; allocation failure goes to
 /// [`StringHeap::out_of_memory`]. Cloning a SMALL or VIEW string never allocates.
 impl<H: StringHeap> Clone for TString<'_, H> {
+    #[inline]
     fn clone(&self) -> Self {
-        match self.try_clone() {
+        if !self.owns_something() && self.string_type() != TStringType::Offset {
+            // SMALL and plain VIEW copy as they are: 24 bytes, nothing to count.
+            return TString {
+                repr: self.repr,
+                _marker: PhantomData,
+            };
+        }
+        let copy = if self.string_type() == TStringType::Large {
+            Self::large_from_bytes(self.as_bytes())
+        } else {
+            self.try_clone()
+        };
+        match copy {
             Ok(s) => s,
             Err(TStringError::Alloc { bytes }) => H::out_of_memory(bytes),
             // A valid string's length always fits, so copying it cannot be too long.
