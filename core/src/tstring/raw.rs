@@ -461,6 +461,21 @@ pub unsafe fn assign_view<H: StringHeap>(
     src: *const u8,
     size: usize,
 ) -> Result<(), TStringError> {
+    // SAFETY: module contract; a null owner makes a plain view.
+    unsafe { set_view(this, src, size, ptr::null()) }
+}
+
+/// Releases what the string owned and makes it a VIEW with `owner` (which the caller has
+/// already retained, or null).
+///
+/// # Safety
+/// As [`assign_view`]; a non-null `owner` carries one reference for the string.
+unsafe fn set_view<H: StringHeap>(
+    this: *mut TString<'_, H>,
+    src: *const u8,
+    size: usize,
+    owner: *const TStringOwner,
+) -> Result<(), TStringError> {
     check_len(size)?;
     // SAFETY: module contract.
     unsafe {
@@ -468,7 +483,7 @@ pub unsafe fn assign_view<H: StringHeap>(
         let r = repr_mut(this);
         (*r).view.size = pack_size(size, TStringType::View);
         (*r).view.ptr = src;
-        (*r).view.owner = ptr::null();
+        (*r).view.owner = owner;
     }
     Ok(())
 }
@@ -489,13 +504,8 @@ pub unsafe fn assign_owned_view<H: StringHeap>(
     // owner, so the count never touches zero in between.
     unsafe {
         owner.as_ref().retain();
-        reset(this);
-        let r = repr_mut(this);
-        (*r).view.size = pack_size(size, TStringType::View);
-        (*r).view.ptr = src;
-        (*r).view.owner = owner.as_ptr();
+        set_view(this, src, size, owner.as_ptr())
     }
-    Ok(())
 }
 
 /// `TF_TString_AppendN`: appends `size` bytes from `src`, growing with
