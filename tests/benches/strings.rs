@@ -275,9 +275,12 @@ fn tflite_encode(c: &mut Criterion) {
     let mut out2 = vec![0u8; encoded.len()];
     assert_eq!(encode_tflite(view.iter(), &mut out2), Ok(encoded.len()));
     assert_eq!(out2, encoded);
-    g.bench_function("encode_tflite (TfliteStrings view -> preallocated buffer)", |b| {
-        b.iter(|| encode_tflite(black_box(view).iter(), black_box(&mut out2[..])).unwrap());
-    });
+    g.bench_function(
+        "encode_tflite (TfliteStrings view -> preallocated buffer)",
+        |b| {
+            b.iter(|| encode_tflite(black_box(view).iter(), black_box(&mut out2[..])).unwrap());
+        },
+    );
     g.bench_function("hand-written single pass (reference)", |b| {
         b.iter(|| encode_by_hand(black_box(&strings), black_box(&mut out[..])));
     });
