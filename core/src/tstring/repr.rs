@@ -127,17 +127,29 @@ const _: () = {
 /// arm is dead code the compiler removes.
 #[inline(always)]
 fn load8(b: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(b.get(at..at + 8).and_then(|s| s.try_into().ok()).unwrap_or([0; 8]))
+    u64::from_le_bytes(
+        b.get(at..at + 8)
+            .and_then(|s| s.try_into().ok())
+            .unwrap_or([0; 8]),
+    )
 }
 
 #[inline(always)]
 fn load4(b: &[u8], at: usize) -> u64 {
-    u32::from_le_bytes(b.get(at..at + 4).and_then(|s| s.try_into().ok()).unwrap_or([0; 4])) as u64
+    u32::from_le_bytes(
+        b.get(at..at + 4)
+            .and_then(|s| s.try_into().ok())
+            .unwrap_or([0; 4]),
+    ) as u64
 }
 
 #[inline(always)]
 fn load2(b: &[u8], at: usize) -> u64 {
-    u16::from_le_bytes(b.get(at..at + 2).and_then(|s| s.try_into().ok()).unwrap_or([0; 2])) as u64
+    u16::from_le_bytes(
+        b.get(at..at + 2)
+            .and_then(|s| s.try_into().ok())
+            .unwrap_or([0; 2]),
+    ) as u64
 }
 
 impl Repr {

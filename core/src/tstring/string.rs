@@ -128,7 +128,10 @@ impl<'a, H: StringHeap> TString<'a, H> {
     fn large_from_bytes(bytes: &[u8]) -> Result<Self, TStringError> {
         let n = bytes.len();
         if n > MAX_LEN {
-            return Err(TStringError::TooLong { len: n, max: MAX_LEN });
+            return Err(TStringError::TooLong {
+                len: n,
+                max: MAX_LEN,
+            });
         }
         let cap = align16(n + 1) - 1;
         let p = H::allocate(cap + 1)
