@@ -161,28 +161,36 @@ impl Repr {
     pub(crate) fn small(b: &[u8]) -> Repr {
         let n = b.len();
         debug_assert!(n <= SMALL_CAPACITY);
-        // d0, d1, d2: the string's bytes [0, 8), [8, 16), [16, 22), zero-padded.
-        let (d0, d1, d2) = if n >= 16 {
+        // d0, d1, d2: the string's bytes [0, 8), [8, 16), [16, 22), zero-padded. In memory the
+        // size byte comes first, so each word carries the top byte of the one before; below
+        // 8 and 16 bytes the later words are known to be zero, which saves the shifts.
+        let size = (n as u64) << 2;
+        let (w0, w1, w2) = if n >= 16 {
             let tail = load8(b, n - 8);
             let d2 = if n == 16 { 0 } else { tail >> ((24 - n) * 8) };
-            (load8(b, 0), load8(b, 8), d2)
+            let (d0, d1) = (load8(b, 0), load8(b, 8));
+            (
+                size | (d0 << 8),
+                (d0 >> 56) | (d1 << 8),
+                (d1 >> 56) | (d2 << 8),
+            )
         } else if n >= 8 {
             let tail = load8(b, n - 8);
             let d1 = if n == 8 { 0 } else { tail >> ((16 - n) * 8) };
-            (load8(b, 0), d1, 0)
-        } else if n >= 4 {
-            (load4(b, 0) | (load4(b, n - 4) << ((n - 4) * 8)), 0, 0)
-        } else if n >= 2 {
-            (load2(b, 0) | (load2(b, n - 2) << ((n - 2) * 8)), 0, 0)
-        } else if n == 1 {
-            (b[0] as u64, 0, 0)
+            let d0 = load8(b, 0);
+            (size | (d0 << 8), (d0 >> 56) | (d1 << 8), 0)
         } else {
-            (0, 0, 0)
+            let d0 = if n >= 4 {
+                load4(b, 0) | (load4(b, n - 4) << ((n - 4) * 8))
+            } else if n >= 2 {
+                load2(b, 0) | (load2(b, n - 2) << ((n - 2) * 8))
+            } else if n == 1 {
+                b[0] as u64
+            } else {
+                0
+            };
+            (size | (d0 << 8), 0, 0)
         };
-        // Memory order: the size byte, then the string, then zeroes (the NUL included).
-        let w0 = ((n as u64) << 2) | (d0 << 8);
-        let w1 = (d0 >> 56) | (d1 << 8);
-        let w2 = (d1 >> 56) | (d2 << 8);
         let mut raw = [0u8; 24];
         raw[0..8].copy_from_slice(&w0.to_le_bytes());
         raw[8..16].copy_from_slice(&w1.to_le_bytes());
