@@ -27,13 +27,17 @@
 
 extern crate alloc;
 
+mod arena;
 mod heap;
+mod owned_tensor;
 mod shared;
 mod tensor;
 
+pub use arena::{HeapArena, HeapBlock, VecSlots};
 #[cfg(feature = "c-heap")]
 pub use heap::CHeap;
 pub use heap::{DefaultHeap, RustHeap};
+pub use owned_tensor::{FromVecError, OwnedTensor};
 pub use shared::SharedBytes;
 pub use tensor::StringTensor;
 

@@ -12,6 +12,16 @@
 //!   arrays and heap-free preallocated string arrays.
 //! - [`strings`]: TFLite string tensors (`int32 N`, `int32 offset[N + 1]`, bytes): a zero-copy
 //!   checked view and an encoder into caller buffers.
+//! - [`memory`]: what adapters provide — a region of bytes of some kind (host, pinned, device,
+//!   managed) — and aligned static regions.
+//! - [`tensor`]: dense tensors of a dtype over caller memory (shape, strides, offset, rank up
+//!   to 8 inline), a type-erased bag, and in-place work through writable views.
+//! - [`view`]: Deeplearning4j's `CreateView`: views that share a tensor's buffer, with numpy
+//!   basic-slicing semantics and DL4J's INT64 index encoding.
+//! - [`arena`]: HugeCTR's reserve-then-allocate buffer: tensors and blocks placed over one
+//!   caller region, 32-byte aligned, sized before allocating.
+//! - [`plan`]: lifetime-aware placement (TFLite Micro's greedy planner) that overlaps buffers
+//!   never alive together.
 //! - [`error`]: the capacity error shared by every writer.
 //!
 //! ## Example
@@ -29,8 +39,13 @@
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_auto_cfg))]
 
+pub mod arena;
 pub mod error;
+pub mod memory;
+pub mod plan;
 pub mod strings;
+pub mod tensor;
 pub mod tstring;
+pub mod view;
 
 pub use error::CapacityError;
