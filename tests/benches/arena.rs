@@ -55,6 +55,19 @@ fn allocate(c: &mut Criterion) {
         })
     });
 
+    // The same plan, asking only for each buffer's address: the like-for-like peer of
+    // `bumpalo_pointers`, which hands out raw memory without building tensors.
+    g.bench_function("tessera_from_plan_pointers", |b| {
+        b.iter(|| {
+            let arena: &mut Arena<_, HeapBlock> = &mut arena;
+            arena.allocate(memory.take().unwrap()).unwrap();
+            for h in &handles {
+                black_box(arena.address(h).unwrap());
+            }
+            memory = arena.release();
+        })
+    });
+
     // The whole cycle each time: reserve 1 000, plan, allocate, take every tensor.
     let mut heap = HeapArena::new();
     let mut hs: Vec<TensorHandle<f32>> = Vec::with_capacity(TENSORS);
