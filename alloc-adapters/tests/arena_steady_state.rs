@@ -1,37 +1,12 @@
 //! After warm-up, a heap arena's batches allocate nothing — reserve, plan, allocate, use,
 //! reset — and neither do owned tensors resized within their capacity: counted by a global
-//! allocator wrapper (its own test binary, so no other test's allocations are counted).
+//! allocator wrapper (on the measuring thread only).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod counting;
 
+use counting::allocations;
 use tessera_alloc::{HeapArena, OwnedTensor};
 use tessera_core::plan::Lifetime;
-
-struct Counting;
-
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to `System`, only counting.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: same contract as ours.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        // SAFETY: same contract as ours.
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: same contract as ours.
-        unsafe { System.realloc(p, l, n) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 /// One batch: a 4-layer chain whose activations depend on the batch size.
 fn run_batch(arena: &mut HeapArena, batch: usize) -> f32 {
@@ -80,14 +55,14 @@ fn warm_batches_allocate_nothing() {
         run_batch(&mut arena, b);
     }
     let cap = arena.capacity_bytes();
-    let before = ALLOCS.load(Ordering::Relaxed);
+    let before = allocations();
     let mut total = 0.0;
     for _ in 0..rounds {
         for &b in sizes {
             total += run_batch(&mut arena, b);
         }
     }
-    let during = ALLOCS.load(Ordering::Relaxed) - before;
+    let during = allocations() - before;
     assert_eq!(during, 0, "the arena allocated");
     assert_eq!(arena.capacity_bytes(), cap);
     assert!(total > 0.0);
@@ -96,10 +71,10 @@ fn warm_batches_allocate_nothing() {
 fn owned_tensors_resize_within_capacity_without_allocating() {
     let cols = if cfg!(miri) { 4 } else { 64 };
     let mut t = OwnedTensor::<f32>::zeros(&[64, cols]).unwrap();
-    let before = ALLOCS.load(Ordering::Relaxed);
+    let before = allocations();
     for n in [1usize, 64, 7, 33, 64] {
         t.resize(&[n, cols]).unwrap();
         t.as_view_mut().fill(n as f32);
     }
-    assert_eq!(ALLOCS.load(Ordering::Relaxed) - before, 0);
+    assert_eq!(allocations() - before, 0);
 }
