@@ -31,6 +31,7 @@ mod arena;
 mod heap;
 mod owned_tensor;
 mod shared;
+mod sparse;
 mod tensor;
 
 pub use arena::{HeapArena, HeapBlock, VecSlots};
@@ -39,6 +40,7 @@ pub use heap::CHeap;
 pub use heap::{DefaultHeap, RustHeap};
 pub use owned_tensor::{FromVecError, OwnedTensor};
 pub use shared::SharedBytes;
+pub use sparse::{OwnedVBuffer, VecBufferBuilder, VecStorage};
 pub use tensor::StringTensor;
 
 /// A `TF_TString` whose LARGE bytes come from [`DefaultHeap`].

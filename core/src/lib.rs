@@ -12,6 +12,9 @@
 //!   arrays and heap-free preallocated string arrays.
 //! - [`strings`]: TFLite string tensors (`int32 N`, `int32 offset[N + 1]`, bytes): a zero-copy
 //!   checked view and an encoder into caller buffers.
+//! - [`sparse`]: ML.NET's `VBuffer`: one vector type, sparse or dense, generic over borrowed,
+//!   inline fixed-capacity or (in `tessera-alloc`) owned storage, with its editor, builder
+//!   and math.
 //! - [`memory`]: what adapters provide — a region of bytes of some kind (host, pinned, device,
 //!   managed) — and aligned static regions.
 //! - [`tensor`]: dense tensors of a dtype over caller memory (shape, strides, offset, rank up
@@ -43,6 +46,7 @@ pub mod arena;
 pub mod error;
 pub mod memory;
 pub mod plan;
+pub mod sparse;
 pub mod strings;
 pub mod tensor;
 pub mod tstring;
