@@ -25,6 +25,8 @@
 //!   caller region, 32-byte aligned, sized before allocating.
 //! - [`plan`]: lifetime-aware placement (TFLite Micro's greedy planner) that overlaps buffers
 //!   never alive together.
+//! - [`data`]: HugeCTR's data path: Norm and Raw decoders fed as bytes arrive, samples in
+//!   HugeCTR's CSR layout, embedding-bag pooling.
 //! - [`error`]: the capacity error shared by every writer.
 //!
 //! ## Example
@@ -43,6 +45,7 @@
 #![cfg_attr(docsrs, feature(doc_auto_cfg))]
 
 pub mod arena;
+pub mod data;
 pub mod error;
 pub mod memory;
 pub mod plan;

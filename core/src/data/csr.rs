@@ -1,0 +1,332 @@
+//! HugeCTR's CSR buffer over caller memory: `rows + 1` row offsets and the values of every row
+//! back to back, built row by row, with a checkpoint to roll a half-written sample back.
+
+use super::key::Key;
+use crate::error::CapacityError;
+
+/// A CSR matrix being filled in caller memory (HugeCTR's `CSR<T>`).
+///
+/// `row_offsets[0..=rows]` and `values[0..nnz]` are valid at every moment: a row is either
+/// committed whole ([`push_row`](Self::push_row), [`end_row`](Self::end_row)) or not visible
+/// at all, and [`rollback`](Self::rollback) returns to a [`checkpoint`](Self::checkpoint) so
+/// a sample that fails half-way leaves nothing behind. Row offsets have the key type, as in
+/// HugeCTR, so the values capacity must fit in `K` (checked once in [`new`](Self::new)).
+///
+/// ```
+/// use tessera_core::data::Csr;
+///
+/// // HugeCTR's example: rows {4,5,1,2}, {3,5,1}, {3,2}.
+/// let (mut offsets, mut values) = ([0u32; 4], [0u32; 9]);
+/// let mut csr = Csr::new(&mut offsets, &mut values).unwrap();
+/// csr.push_row(&[4, 5, 1, 2]).unwrap();
+/// csr.push_row(&[3, 5, 1]).unwrap();
+/// let cp = csr.checkpoint();
+/// csr.push(3).unwrap();
+/// csr.rollback(cp); // the half-written row is gone
+/// csr.push_row(&[3, 2]).unwrap();
+/// let view = csr.view();
+/// assert_eq!(view.row_offsets(), &[0, 4, 7, 9]);
+/// assert_eq!(view.values(), &[4, 5, 1, 2, 3, 5, 1, 3, 2]);
+/// assert_eq!(view.row(1), Some(&[3, 5, 1][..]));
+/// ```
+#[derive(Debug)]
+pub struct Csr<'a, K> {
+    row_offsets: &'a mut [K],
+    values: &'a mut [K],
+    rows: usize,
+    /// Values pushed, including those of a row not yet ended.
+    len: usize,
+}
+
+/// A position in a [`Csr`] to [`rollback`](Csr::rollback) to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Checkpoint {
+    rows: usize,
+    len: usize,
+}
+
+/// What a CSR write ran out of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum CsrCapacity {
+    /// More rows than `row_offsets.len() - 1`; counts are rows.
+    Rows(CapacityError),
+    /// More values than `values.len()`; counts are values.
+    Values(CapacityError),
+}
+
+impl core::fmt::Display for CsrCapacity {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Rows(e) => write!(
+                f,
+                "CSR rows: {} needed, {} available",
+                e.needed, e.available
+            ),
+            Self::Values(e) => {
+                write!(
+                    f,
+                    "CSR values: {} needed, {} available",
+                    e.needed, e.available
+                )
+            }
+        }
+    }
+}
+
+impl core::error::Error for CsrCapacity {}
+
+impl<'a, K: Key> Csr<'a, K> {
+    /// An empty CSR over `row_offsets` (room for `row_offsets.len() - 1` rows) and `values`.
+    ///
+    /// Errors if `row_offsets` is empty (a CSR always has `offset[0]`), or, as
+    /// [`CsrCapacity::Values`], if `values.len()` does not fit in the key type (it could not be
+    /// stored as an offset); `available` is then the largest usable length.
+    pub fn new(row_offsets: &'a mut [K], values: &'a mut [K]) -> Result<Self, CsrCapacity> {
+        let Some(first) = row_offsets.first_mut() else {
+            return Err(CsrCapacity::Rows(CapacityError {
+                needed: 1,
+                available: 0,
+            }));
+        };
+        if K::from_usize(values.len()).is_none() {
+            return Err(CsrCapacity::Values(CapacityError {
+                needed: values.len(),
+                available: usize::try_from(K::MAX).unwrap_or(usize::MAX),
+            }));
+        }
+        *first = K::default();
+        Ok(Self {
+            row_offsets,
+            values,
+            rows: 0,
+            len: 0,
+        })
+    }
+
+    /// Rows committed.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Room for this many rows in all.
+    pub fn row_capacity(&self) -> usize {
+        self.row_offsets.len() - 1
+    }
+
+    /// Values pushed (including a row not yet ended).
+    pub fn nnz(&self) -> usize {
+        self.len
+    }
+
+    /// Room for this many values in all.
+    pub fn value_capacity(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Empties the CSR; the memory stays.
+    pub fn clear(&mut self) {
+        self.rows = 0;
+        self.len = 0;
+    }
+
+    /// The current position, to [`rollback`](Self::rollback) to.
+    pub fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            rows: self.rows,
+            len: self.len,
+        }
+    }
+
+    /// Forgets every row and value written since `cp`.
+    ///
+    /// A checkpoint from after the current position (after an earlier rollback or `clear`)
+    /// leaves the CSR unchanged: rolling back never makes unwritten memory visible.
+    pub fn rollback(&mut self, cp: Checkpoint) {
+        if cp.rows <= self.rows && cp.len <= self.len {
+            self.rows = cp.rows;
+            self.len = cp.len;
+        }
+    }
+
+    /// Appends one value to the row being written.
+    pub fn push(&mut self, value: K) -> Result<(), CsrCapacity> {
+        let Some(slot) = self.values.get_mut(self.len) else {
+            return Err(self.values_error(1));
+        };
+        *slot = value;
+        self.len += 1;
+        Ok(())
+    }
+
+    /// Commits the values pushed since the last row ended as one row (possibly empty).
+    pub fn end_row(&mut self) -> Result<(), CsrCapacity> {
+        let Some(slot) = self.row_offsets.get_mut(self.rows + 1) else {
+            return Err(CsrCapacity::Rows(CapacityError {
+                needed: self.rows + 1,
+                available: self.row_offsets.len() - 1,
+            }));
+        };
+        // Cannot fail: `len <= values.len()`, which fits in `K` (checked in `new`).
+        *slot = K::from_usize(self.len).unwrap_or_default();
+        self.rows += 1;
+        Ok(())
+    }
+
+    /// Appends a whole row. On error nothing is written.
+    pub fn push_row(&mut self, row: &[K]) -> Result<(), CsrCapacity> {
+        let dst = self.reserve_row(row.len())?;
+        dst.copy_from_slice(row);
+        self.commit_row(row.len())
+    }
+
+    /// The next `n` free value slots, to fill before [`commit_row`](Self::commit_row)`(n)`.
+    ///
+    /// Checks both capacities, so a `commit_row(n)` right after a successful call cannot fail.
+    pub fn reserve_row(&mut self, n: usize) -> Result<&mut [K], CsrCapacity> {
+        if self.rows >= self.row_capacity() {
+            return Err(CsrCapacity::Rows(CapacityError {
+                needed: self.rows + 1,
+                available: self.row_capacity(),
+            }));
+        }
+        let end = self.len.checked_add(n).filter(|&e| e <= self.values.len());
+        match end {
+            Some(end) => Ok(&mut self.values[self.len..end]),
+            None => Err(self.values_error(n)),
+        }
+    }
+
+    /// Commits the first `n` slots returned by [`reserve_row`](Self::reserve_row) as one row.
+    pub fn commit_row(&mut self, n: usize) -> Result<(), CsrCapacity> {
+        let end = self.len.checked_add(n).filter(|&e| e <= self.values.len());
+        let Some(end) = end else {
+            return Err(self.values_error(n));
+        };
+        if self.rows >= self.row_capacity() {
+            return Err(CsrCapacity::Rows(CapacityError {
+                needed: self.rows + 1,
+                available: self.row_capacity(),
+            }));
+        }
+        self.len = end;
+        self.end_row()
+    }
+
+    /// The committed rows, read-only. A row being written (pushed but not ended) is not in it.
+    pub fn view(&self) -> CsrView<'_, K> {
+        let offsets = &self.row_offsets[..=self.rows];
+        let committed = offsets.last().and_then(|k| k.to_index()).unwrap_or(0);
+        CsrView {
+            row_offsets: offsets,
+            values: &self.values[..committed],
+        }
+    }
+
+    fn values_error(&self, n: usize) -> CsrCapacity {
+        CsrCapacity::Values(CapacityError {
+            needed: self.len.saturating_add(n),
+            available: self.values.len(),
+        })
+    }
+}
+
+/// A read-only CSR: `row_offsets` (non-decreasing, from 0, `rows + 1` entries) and `values`.
+#[derive(Debug, Clone, Copy)]
+pub struct CsrView<'a, K> {
+    row_offsets: &'a [K],
+    values: &'a [K],
+}
+
+/// Why slices are not a valid CSR.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum CsrError {
+    /// No `offset[0]`.
+    NoOffsets,
+    /// `offset[0]` is not 0.
+    FirstOffset,
+    /// `offset[row + 1]` is below `offset[row]`, negative, or past the values.
+    Offset {
+        /// The row whose end offset is wrong.
+        row: usize,
+    },
+    /// The last offset is not `values.len()`.
+    LastOffset,
+}
+
+impl core::fmt::Display for CsrError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::NoOffsets => f.write_str("CSR has no row offsets"),
+            Self::FirstOffset => f.write_str("CSR offset[0] is not 0"),
+            Self::Offset { row } => {
+                write!(f, "CSR row {row} ends before it starts or past the values")
+            }
+            Self::LastOffset => f.write_str("CSR last offset is not the number of values"),
+        }
+    }
+}
+
+impl core::error::Error for CsrError {}
+
+impl<'a, K: Key> CsrView<'a, K> {
+    /// Checks untrusted slices: offsets start at 0, never decrease, and end at `values.len()`.
+    pub fn new(row_offsets: &'a [K], values: &'a [K]) -> Result<Self, CsrError> {
+        let (first, _) = row_offsets.split_first().ok_or(CsrError::NoOffsets)?;
+        if first.to_index() != Some(0) {
+            return Err(CsrError::FirstOffset);
+        }
+        let mut prev = 0usize;
+        for (row, k) in row_offsets[1..].iter().enumerate() {
+            match k.to_index() {
+                Some(o) if o >= prev && o <= values.len() => prev = o,
+                _ => return Err(CsrError::Offset { row }),
+            }
+        }
+        if prev != values.len() {
+            return Err(CsrError::LastOffset);
+        }
+        Ok(Self {
+            row_offsets,
+            values,
+        })
+    }
+
+    /// Number of rows.
+    pub fn rows(&self) -> usize {
+        self.row_offsets.len() - 1
+    }
+
+    /// Number of values.
+    pub fn nnz(&self) -> usize {
+        self.values.len()
+    }
+
+    /// The `rows + 1` row offsets.
+    pub fn row_offsets(&self) -> &'a [K] {
+        self.row_offsets
+    }
+
+    /// All values, row after row.
+    pub fn values(&self) -> &'a [K] {
+        self.values
+    }
+
+    /// The values of row `row`, if it exists.
+    pub fn row(&self, row: usize) -> Option<&'a [K]> {
+        let start = self.row_offsets.get(row)?.to_index()?;
+        let end = self.row_offsets.get(row + 1)?.to_index()?;
+        self.values.get(start..end)
+    }
+
+    /// Rows in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &'a [K]> + '_ {
+        let values = self.values;
+        self.row_offsets.windows(2).map(move |w| {
+            // Valid by construction (checked in `new`, or maintained by `Csr`).
+            let (s, e) = (w[0].to_index().unwrap_or(0), w[1].to_index().unwrap_or(0));
+            values.get(s..e).unwrap_or(&[])
+        })
+    }
+}

@@ -1,0 +1,30 @@
+//! HugeCTR's data path over caller memory: Norm and Raw decoders that take bytes as they
+//! arrive, samples in HugeCTR's CSR layout, and embedding-bag pooling (the CPU reference for
+//! the GPU kernel).
+//!
+//! - [`SampleBatch`]: labels and dense features as `f32` rows, keys as a [`Csr`] whose row
+//!   `sample * slot_num + slot` holds one slot; written a whole sample at a time.
+//! - [`NormDecoder`] / [`NormEncoder`]: the Norm format, with or without checksum framing
+//!   ([`Check`]); keys `u32` or `i64` ([`Key`]).
+//! - [`RawDecoder`]: fixed-size one-hot samples.
+//!
+//! Every decoder error is a [`DataError`] naming the sample and byte offset; an
+//! [`ErrorPolicy`] chooses between stopping and skipping, and skipped samples are counted in
+//! [`DecodeStats`], never silently lost. Parquet files and file lists are read by
+//! `tessera-lite` (they need `std`), into the same batches.
+
+mod batch;
+mod csr;
+mod error;
+mod key;
+pub mod norm;
+mod progress;
+mod raw;
+
+pub use batch::{BatchError, Dims, SampleBatch, SampleWriter};
+pub use csr::{Checkpoint, Csr, CsrCapacity, CsrError, CsrView};
+pub use error::{DataError, DataErrorKind, DecodeStats, EncodeError, ErrorPolicy};
+pub use key::Key;
+pub use norm::{Check, NormConfig, NormDecoder, NormEncoder, NormHeader};
+pub use progress::{Progress, Status};
+pub use raw::{RawConfig, RawDecoder};

@@ -1,0 +1,493 @@
+//! The streaming Norm decoder.
+
+use core::marker::PhantomData;
+
+use zerocopy::FromBytes;
+
+use super::header::NormHeader;
+use super::{Check, FRAME, NormConfig, checksum};
+use crate::data::batch::{BatchError, SampleBatch};
+use crate::data::error::{DataError, DataErrorKind, DecodeStats, ErrorPolicy};
+use crate::data::key::Key;
+use crate::data::progress::{Progress, Status};
+
+/// Decodes a Norm stream into [`SampleBatch`]es, as its bytes arrive.
+///
+/// Feed it the unconsumed bytes; it decodes the whole records among them (never half of
+/// one) and says how many bytes it used. Whole-file input (a memory map) is one call per
+/// batch; a chunked source keeps a buffer of at least
+/// [`NormConfig::max_record_bytes`]`(K::WIDTH)` bytes. At the end of the stream,
+/// [`finish`](Self::finish) checks that nothing is missing or left over.
+///
+/// ```
+/// use tessera_core::data::{Dims, NormConfig, NormDecoder, NormEncoder, SampleBatch, Status};
+///
+/// let config = NormConfig::new(Dims::new(1, 1, 2), 4);
+/// // A file of two samples, written by the encoder.
+/// let mut file = [0u8; 256];
+/// let mut enc = NormEncoder::<u32>::new(config);
+/// let mut n = enc.header(2, &mut file).unwrap();
+/// n += enc.sample(&[1.0], &[0.5], &[&[10, 11], &[20]], &mut file[n..]).unwrap();
+/// n += enc.sample(&[0.0], &[0.25], &[&[], &[21]], &mut file[n..]).unwrap();
+///
+/// let (mut ld, mut offsets, mut keys) = ([0f32; 4], [0u32; 5], [0u32; 8]);
+/// let mut batch = SampleBatch::new(config.dims, &mut ld, &mut offsets, &mut keys).unwrap();
+/// let mut dec = NormDecoder::<u32>::new(config);
+/// let p = dec.decode(&file[..n], &mut batch).unwrap();
+/// assert_eq!(p.status, Status::Done);
+/// assert_eq!(batch.keys(0, 0), Some(&[10, 11][..]));
+/// assert_eq!(batch.csr().row_offsets(), &[0, 2, 3, 3, 4]);
+/// let stats = dec.finish(&file[p.consumed..n]).unwrap();
+/// assert_eq!(stats.decoded, 2);
+/// ```
+#[derive(Debug, Clone)]
+pub struct NormDecoder<K> {
+    config: NormConfig,
+    /// `number_of_records`, once the header is read.
+    records: Option<u64>,
+    /// Stream offset of the first unconsumed byte.
+    offset: u64,
+    /// Index of the next sample.
+    sample: u64,
+    stats: DecodeStats,
+    /// The error that stopped the decoder; every later call returns it.
+    failed: Option<DataError>,
+    _key: PhantomData<K>,
+}
+
+/// Why a record could not be decoded now.
+enum Fail {
+    /// The record needs this many bytes from its start.
+    Incomplete(usize),
+    /// The batch has no room for it (in samples or keys).
+    Full(BatchError),
+    /// Bad bytes at `at` (from the record start); `skip` is the record length if known.
+    Bad {
+        kind: DataErrorKind,
+        at: usize,
+        skip: Option<usize>,
+    },
+}
+
+impl<K: Key> NormDecoder<K> {
+    /// A decoder at the start of a stream.
+    pub fn new(config: NormConfig) -> Self {
+        Self {
+            config,
+            records: None,
+            offset: 0,
+            sample: 0,
+            stats: DecodeStats::default(),
+            failed: None,
+            _key: PhantomData,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &NormConfig {
+        &self.config
+    }
+
+    /// `number_of_records` from the header, once read.
+    pub fn records(&self) -> Option<u64> {
+        self.records
+    }
+
+    /// Stream offset of the next unconsumed byte.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Samples decoded and skipped so far.
+    pub fn stats(&self) -> DecodeStats {
+        self.stats
+    }
+
+    /// Decodes whole records from `input` (the stream's unconsumed bytes) into `batch`.
+    ///
+    /// Under [`ErrorPolicy::Stop`] a bad sample is an error, and the decoder stays stopped
+    /// (every later call returns the same error); under [`ErrorPolicy::Skip`] it is counted
+    /// in [`stats`](Self::stats) and left out, unless the next record cannot be found after
+    /// it. A sample whose keys alone exceed an empty batch is an error either way.
+    pub fn decode(
+        &mut self,
+        input: &[u8],
+        batch: &mut SampleBatch<'_, K>,
+    ) -> Result<Progress, DataError> {
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        let mut pos = 0;
+        let records = match self.records {
+            Some(r) => r,
+            None => {
+                let needed = self.config.header_bytes();
+                if input.len() < needed {
+                    return Ok(Progress {
+                        consumed: 0,
+                        status: Status::NeedMore { needed },
+                    });
+                }
+                let r = self.header(input).inspect_err(|&e| self.failed = Some(e))?;
+                self.records = Some(r);
+                self.offset += needed as u64;
+                pos = needed;
+                r
+            }
+        };
+        loop {
+            if self.sample >= records {
+                return Ok(Progress {
+                    consumed: pos,
+                    status: Status::Done,
+                });
+            }
+            if batch.is_full() {
+                return Ok(Progress {
+                    consumed: pos,
+                    status: Status::BatchFull,
+                });
+            }
+            let rest = &input[pos..];
+            let result = match self.config.check {
+                Check::None => payload(rest, &self.config, batch, false),
+                Check::Sum => framed(rest, &self.config, batch),
+            };
+            let (kind, at, skip) = match result {
+                Ok(len) => {
+                    pos += len;
+                    self.offset += len as u64;
+                    self.sample += 1;
+                    self.stats.decoded += 1;
+                    continue;
+                }
+                Err(Fail::Incomplete(needed)) => {
+                    return Ok(Progress {
+                        consumed: pos,
+                        status: Status::NeedMore { needed },
+                    });
+                }
+                Err(Fail::Full(e)) => {
+                    if batch.samples() > 0 {
+                        return Ok(Progress {
+                            consumed: pos,
+                            status: Status::BatchFull,
+                        });
+                    }
+                    (DataErrorKind::Batch(e), 0, None)
+                }
+                Err(Fail::Bad { kind, at, skip }) => (kind, at, skip),
+            };
+            let error = DataError {
+                kind,
+                sample: Some(self.sample),
+                offset: self.offset + at as u64,
+            };
+            let skippable = self.config.policy == ErrorPolicy::Skip
+                && !matches!(
+                    kind,
+                    DataErrorKind::Batch(_) | DataErrorKind::NegativeNnz { .. }
+                );
+            let skip = match (skippable, skip, self.config.check) {
+                (false, _, _) => None,
+                (true, Some(len), _) => Some(len),
+                (true, None, Check::None) => match measure::<K>(rest, &self.config) {
+                    Ok(len) => Some(len),
+                    Err(Fail::Incomplete(needed)) => {
+                        return Ok(Progress {
+                            consumed: pos,
+                            status: Status::NeedMore { needed },
+                        });
+                    }
+                    Err(_) => None,
+                },
+                (true, None, Check::Sum) => None,
+            };
+            let Some(len) = skip else {
+                self.failed = Some(error);
+                return Err(error);
+            };
+            pos += len;
+            self.offset += len as u64;
+            self.sample += 1;
+            self.stats.skipped += 1;
+            self.stats.first_skipped.get_or_insert(error);
+        }
+    }
+
+    /// Ends the stream: `rest` is whatever [`decode`](Self::decode) did not consume.
+    ///
+    /// Errors if the header or announced records are missing (under
+    /// [`ErrorPolicy::Skip`], missing records are counted as skipped instead) or if bytes
+    /// follow the last record.
+    pub fn finish(&mut self, rest: &[u8]) -> Result<DecodeStats, DataError> {
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        let at = |kind, sample| DataError {
+            kind,
+            sample,
+            offset: self.offset,
+        };
+        let Some(records) = self.records else {
+            let kind = DataErrorKind::Truncated {
+                needed: self.config.header_bytes() as u64,
+                available: rest.len() as u64,
+            };
+            return Err(self.stop(at(kind, None)));
+        };
+        if self.sample < records {
+            let kind = if rest.is_empty() {
+                DataErrorKind::MissingRecords {
+                    expected: records,
+                    found: self.sample,
+                }
+            } else {
+                let needed = match self.config.check {
+                    Check::None => measure::<K>(rest, &self.config),
+                    Check::Sum => frame_len(rest, &self.config, K::WIDTH).map(|(n, _)| n),
+                };
+                let needed = match needed {
+                    Err(Fail::Incomplete(n)) | Ok(n) => n,
+                    _ => rest.len() + 1,
+                };
+                DataErrorKind::Truncated {
+                    needed: needed as u64,
+                    available: rest.len() as u64,
+                }
+            };
+            let error = at(kind, Some(self.sample));
+            if self.config.policy == ErrorPolicy::Stop {
+                return Err(self.stop(error));
+            }
+            self.stats.skipped += records - self.sample;
+            self.stats.first_skipped.get_or_insert(error);
+            self.sample = records;
+            self.offset += rest.len() as u64;
+            return Ok(self.stats);
+        }
+        if !rest.is_empty() {
+            let kind = DataErrorKind::TrailingBytes {
+                count: rest.len() as u64,
+            };
+            return Err(self.stop(at(kind, None)));
+        }
+        Ok(self.stats)
+    }
+
+    fn stop(&mut self, e: DataError) -> DataError {
+        self.failed = Some(e);
+        e
+    }
+
+    /// Reads and checks the header at the start of `input` (long enough for it).
+    fn header(&self, input: &[u8]) -> Result<u64, DataError> {
+        let at = |kind, offset| DataError {
+            kind,
+            sample: None,
+            offset,
+        };
+        let payload = match self.config.check {
+            Check::None => &input[..NormHeader::LEN],
+            Check::Sum => {
+                let len = read_i32(input, 0);
+                if len != NormHeader::LEN as i32 {
+                    let kind = DataErrorKind::FrameLength {
+                        found: len.into(),
+                        expected: NormHeader::LEN as u64,
+                    };
+                    return Err(at(kind, 0));
+                }
+                let payload = &input[4..4 + NormHeader::LEN];
+                let stored = input[4 + NormHeader::LEN];
+                let computed = checksum(payload);
+                if stored != computed {
+                    return Err(at(DataErrorKind::Checksum { stored, computed }, 0));
+                }
+                payload
+            }
+        };
+        let offset = match self.config.check {
+            Check::None => 0,
+            Check::Sum => 4,
+        };
+        // Cannot fail: `payload` is exactly 64 bytes and the header has no alignment.
+        let header = NormHeader::read_from_bytes(payload).map_err(|_| {
+            at(
+                DataErrorKind::Truncated {
+                    needed: 64,
+                    available: payload.len() as u64,
+                },
+                0,
+            )
+        })?;
+        header.validate(&self.config, offset)
+    }
+}
+
+#[inline(always)]
+fn read_i32(bytes: &[u8], at: usize) -> i32 {
+    let mut b = [0u8; 4];
+    b.copy_from_slice(&bytes[at..at + 4]);
+    i32::from_le_bytes(b)
+}
+
+/// The length and `nnz` checks of the slot whose `nnz` field starts at `p`.
+#[inline(always)]
+fn slot_nnz(bytes: &[u8], p: usize, slot: usize, max: u32) -> Result<u32, Fail> {
+    if bytes.len() < p + 4 {
+        return Err(Fail::Incomplete(p + 4));
+    }
+    let nnz = read_i32(bytes, p);
+    let slot = u32::try_from(slot).unwrap_or(u32::MAX);
+    let Ok(n) = u32::try_from(nnz) else {
+        return Err(Fail::Bad {
+            kind: DataErrorKind::NegativeNnz { slot, nnz },
+            at: p,
+            skip: None,
+        });
+    };
+    if n > max {
+        let kind = DataErrorKind::NnzTooLarge { slot, nnz: n, max };
+        return Err(Fail::Bad {
+            kind,
+            at: p,
+            skip: None,
+        });
+    }
+    Ok(n)
+}
+
+/// Decodes one unframed sample at the start of `bytes` into `batch`; returns its length.
+#[inline]
+/// With `exact`, the sample must fill `bytes` (a checksum frame's payload): a sample that
+/// ends early is refused before it is added.
+fn payload<K: Key>(
+    bytes: &[u8],
+    config: &NormConfig,
+    batch: &mut SampleBatch<'_, K>,
+    exact: bool,
+) -> Result<usize, Fail> {
+    let head = config.dims.label_dense() * 4;
+    if bytes.len() < head {
+        return Err(Fail::Incomplete(head));
+    }
+    let mut w = batch.begin().map_err(Fail::Full)?;
+    for (d, c) in w
+        .label_dense()
+        .iter_mut()
+        .zip(bytes[..head].chunks_exact(4))
+    {
+        let mut b = [0u8; 4];
+        b.copy_from_slice(c);
+        *d = f32::from_le_bytes(b);
+    }
+    let mut p = head;
+    for slot in 0..config.dims.slot_num {
+        let n = slot_nnz(bytes, p, slot, config.max_nnz)? as usize;
+        let start = p + 4;
+        // No overflow: n <= max_nnz (u32) and WIDTH <= 8.
+        let end = start + n * K::WIDTH;
+        if bytes.len() < end {
+            return Err(Fail::Incomplete(end));
+        }
+        let dst = w.reserve_slot(n).map_err(Fail::Full)?;
+        for (d, c) in dst.iter_mut().zip(bytes[start..end].chunks_exact(K::WIDTH)) {
+            *d = K::from_le_slice(c);
+        }
+        w.commit_slot(n).map_err(Fail::Full)?;
+        p = end;
+    }
+    if exact && p != bytes.len() {
+        let kind = DataErrorKind::FrameLength {
+            found: bytes.len() as i64,
+            expected: p as u64,
+        };
+        return Err(Fail::Bad {
+            kind,
+            at: 0,
+            skip: None,
+        });
+    }
+    w.finish().map_err(Fail::Full)?;
+    Ok(p)
+}
+
+/// The length of the unframed sample at the start of `bytes`, without decoding it or
+/// checking `nnz` against the maximum (to skip a sample whose `nnz` is too large).
+fn measure<K: Key>(bytes: &[u8], config: &NormConfig) -> Result<usize, Fail> {
+    let mut p = config.dims.label_dense() * 4;
+    for slot in 0..config.dims.slot_num {
+        let n = slot_nnz(bytes, p, slot, u32::MAX)? as usize;
+        p = (p + 4).saturating_add(n.saturating_mul(K::WIDTH));
+    }
+    if bytes.len() < p {
+        Err(Fail::Incomplete(p))
+    } else {
+        Ok(p)
+    }
+}
+
+/// The framed record at the start of `bytes`: (record length, payload length).
+fn frame_len(bytes: &[u8], config: &NormConfig, width: usize) -> Result<(usize, usize), Fail> {
+    if bytes.len() < 4 {
+        return Err(Fail::Incomplete(4));
+    }
+    let len = read_i32(bytes, 0);
+    let max = config.max_payload_bytes(width);
+    match usize::try_from(len) {
+        Ok(n) if n <= max => Ok((n + FRAME, n)),
+        _ => {
+            let kind = DataErrorKind::FrameLength {
+                found: len.into(),
+                expected: max as u64,
+            };
+            Err(Fail::Bad {
+                kind,
+                at: 0,
+                skip: None,
+            })
+        }
+    }
+}
+
+/// Decodes one framed record at the start of `bytes`; returns its length.
+#[inline]
+fn framed<K: Key>(
+    bytes: &[u8],
+    config: &NormConfig,
+    batch: &mut SampleBatch<'_, K>,
+) -> Result<usize, Fail> {
+    let (total, len) = frame_len(bytes, config, K::WIDTH)?;
+    if bytes.len() < total {
+        return Err(Fail::Incomplete(total));
+    }
+    let body = &bytes[4..4 + len];
+    let stored = bytes[4 + len];
+    let computed = checksum(body);
+    let skip = Some(total);
+    if stored != computed {
+        let kind = DataErrorKind::Checksum { stored, computed };
+        return Err(Fail::Bad { kind, at: 0, skip });
+    }
+    match payload(body, config, batch, true) {
+        Ok(_) => Ok(total),
+        Err(Fail::Incomplete(n)) => {
+            let kind = DataErrorKind::FrameLength {
+                found: len as i64,
+                expected: n as u64,
+            };
+            Err(Fail::Bad { kind, at: 0, skip })
+        }
+        Err(Fail::Bad {
+            kind: kind @ DataErrorKind::FrameLength { .. },
+            ..
+        }) => Err(Fail::Bad { kind, at: 0, skip }),
+        Err(Fail::Bad { kind, at, .. }) => Err(Fail::Bad {
+            kind,
+            at: at + 4,
+            skip,
+        }),
+        Err(full @ Fail::Full(_)) => Err(full),
+    }
+}
