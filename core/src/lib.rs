@@ -25,6 +25,9 @@
 //!   caller region, 32-byte aligned, sized before allocating.
 //! - [`plan`]: lifetime-aware placement (TFLite Micro's greedy planner) that overlaps buffers
 //!   never alive together.
+//! - [`cursor`]: ML.NET's row cursors: forward-only walks whose getters fill caller-owned
+//!   values, 128-bit row ids with ML.NET's `fork` / `next` / `combine`, and serial, filter,
+//!   one-to-many and seeded-shuffle cursors.
 //! - [`error`]: the capacity error shared by every writer.
 //!
 //! ## Example
@@ -43,6 +46,7 @@
 #![cfg_attr(docsrs, feature(doc_auto_cfg))]
 
 pub mod arena;
+pub mod cursor;
 pub mod error;
 pub mod memory;
 pub mod plan;
