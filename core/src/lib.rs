@@ -25,6 +25,9 @@
 //!   caller region, 32-byte aligned, sized before allocating.
 //! - [`plan`]: lifetime-aware placement (TFLite Micro's greedy planner) that overlaps buffers
 //!   never alive together.
+//! - [`cursor`]: ML.NET's row cursors: forward-only walks whose getters fill caller-owned
+//!   values, 128-bit row ids with ML.NET's `fork` / `next` / `combine`, and serial, filter,
+//!   one-to-many and seeded-shuffle cursors.
 //! - [`data`]: HugeCTR's data path: Norm and Raw decoders fed as bytes arrive, samples in
 //!   HugeCTR's CSR layout, embedding-bag pooling.
 //! - [`error`]: the capacity error shared by every writer.
@@ -45,6 +48,7 @@
 #![cfg_attr(docsrs, feature(doc_auto_cfg))]
 
 pub mod arena;
+pub mod cursor;
 pub mod data;
 pub mod error;
 pub mod memory;
