@@ -20,6 +20,8 @@ mod key;
 pub mod norm;
 mod progress;
 mod raw;
+#[cfg(test)]
+mod tests;
 
 pub use batch::{BatchError, Dims, SampleBatch, SampleWriter};
 pub use csr::{Checkpoint, Csr, CsrCapacity, CsrError, CsrView};

@@ -108,7 +108,8 @@ impl<K: Key> NormDecoder<K> {
     /// Under [`ErrorPolicy::Stop`] a bad sample is an error, and the decoder stays stopped
     /// (every later call returns the same error); under [`ErrorPolicy::Skip`] it is counted
     /// in [`stats`](Self::stats) and left out, unless the next record cannot be found after
-    /// it. A sample whose keys alone exceed an empty batch is an error either way.
+    /// it. A sample whose keys alone exceed an empty batch is an error either way. Samples
+    /// decoded before an error stay in `batch`, whole and valid.
     pub fn decode(
         &mut self,
         input: &[u8],

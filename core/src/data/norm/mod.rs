@@ -13,8 +13,6 @@
 mod decode;
 mod encode;
 mod header;
-#[cfg(test)]
-mod tests;
 
 pub use decode::NormDecoder;
 pub use encode::NormEncoder;
