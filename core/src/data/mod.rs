@@ -7,6 +7,8 @@
 //! - [`NormDecoder`] / [`NormEncoder`]: the Norm format, with or without checksum framing
 //!   ([`Check`]); keys `u32` or `i64` ([`Key`]).
 //! - [`RawDecoder`]: fixed-size one-hot samples.
+//! - [`SampleCursor`]: a row cursor (`crate::cursor`) over the batches of a [`BatchSource`]
+//!   such as a Norm or Raw file in memory ([`NormSlice`], [`RawSlice`]).
 //!
 //! Every decoder error is a [`DataError`] naming the sample and byte offset; an
 //! [`ErrorPolicy`] chooses between stopping and skipping, and skipped samples are counted in
@@ -15,18 +17,22 @@
 
 mod batch;
 mod csr;
+mod cursor;
 mod error;
 mod key;
 pub mod norm;
 mod progress;
 mod raw;
+mod source;
 #[cfg(test)]
 mod tests;
 
 pub use batch::{BatchError, Dims, SampleBatch, SampleWriter};
 pub use csr::{Checkpoint, Csr, CsrCapacity, CsrError, CsrView};
+pub use cursor::{DENSE, KEYS, LABEL, SampleCursor, SampleCursorError};
 pub use error::{DataError, DataErrorKind, DecodeStats, EncodeError, ErrorPolicy};
 pub use key::Key;
 pub use norm::{Check, NormConfig, NormDecoder, NormEncoder, NormHeader};
 pub use progress::{Progress, Status};
 pub use raw::{RawConfig, RawDecoder};
+pub use source::{BatchInfo, BatchSource, NormSlice, RawSlice, SliceSource, StreamDecoder};

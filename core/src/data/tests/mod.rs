@@ -12,6 +12,7 @@ use proptest::prelude::*;
 use super::*;
 
 mod csr;
+mod cursor;
 mod norm;
 mod raw;
 

@@ -1,0 +1,305 @@
+//! [`SampleCursor`]: a row cursor over sample batches (a Norm or Raw file, or one batch).
+
+use core::fmt;
+
+use super::batch::SampleBatch;
+use super::error::DataError;
+use super::key::Key;
+use super::source::{BatchInfo, BatchSource};
+use crate::cursor::{
+    Column, ColumnKind, CursorError, CursorState, RowCursor, RowId, Scalar, Schema, ValueType,
+};
+use crate::sparse::{StorageMut, VBuffer};
+use crate::tstring::{StringHeap, TString};
+
+/// Column 0 of a [`SampleCursor`]: the labels, a dense vector of `label_dim`.
+pub const LABEL: usize = 0;
+/// Column 1: the dense features, a dense vector of `dense_dim`.
+pub const DENSE: usize = 1;
+/// Column 2: every key of the sample as one sparse indicator vector (see [`SampleCursor`]).
+pub const KEYS: usize = 2;
+
+/// Why a [`SampleCursor`] call failed: the source's decoding, or the cursor's use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum SampleCursorError {
+    /// The source's bytes are bad.
+    Data(DataError),
+    /// A getter misused (or a destination too small).
+    Cursor(CursorError),
+}
+
+impl From<CursorError> for SampleCursorError {
+    fn from(e: CursorError) -> Self {
+        Self::Cursor(e)
+    }
+}
+
+impl From<DataError> for SampleCursorError {
+    fn from(e: DataError) -> Self {
+        Self::Data(e)
+    }
+}
+
+impl fmt::Display for SampleCursorError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Data(e) => write!(f, "{e}"),
+            Self::Cursor(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl core::error::Error for SampleCursorError {}
+
+/// A row cursor over the samples of a [`BatchSource`], decoded into one caller batch that
+/// is reused for every batch (so reading allocates nothing).
+///
+/// Row ids are [`RowId::from_position`] of the sample's position in the source, and
+/// [`batch`](RowCursor::batch) is the source's batch number ([`BatchInfo`]), so cursors over
+/// different batches of one source (a cursor set) agree with the serial cursor on both.
+///
+/// Columns: [`LABEL`] and [`DENSE`] (dense vectors), and [`KEYS`], every key of every slot
+/// as one sparse vector of length `u32::MAX` holding at each key the number of times it
+/// occurs (HugeCTR requires slots' key ranges to be disjoint, so nothing is lost; keys
+/// must be below `u32::MAX`). Slot by slot, with no copy, the keys are
+/// [`keys`](Self::keys).
+///
+/// ```
+/// use tessera_core::cursor::RowCursor;
+/// use tessera_core::data::{Dims, NormConfig, NormEncoder, NormSlice, SampleBatch, SampleCursor};
+///
+/// let config = NormConfig::new(Dims::new(1, 0, 2), 2);
+/// let enc = NormEncoder::<u32>::new(config);
+/// let mut file = [0u8; 128];
+/// let mut n = enc.header(3, &mut file).unwrap();
+/// for i in 0..3u32 {
+///     n += enc.sample(&[i as f32], &[], &[&[i], &[9]], &mut file[n..]).unwrap();
+/// }
+/// let (mut ld, mut offsets, mut keys) = ([0f32; 2], [0u32; 5], [0u32; 8]);
+/// let batch = SampleBatch::new(config.dims, &mut ld, &mut offsets, &mut keys).unwrap();
+/// let mut cursor = SampleCursor::new(NormSlice::norm(config, &file[..n]), batch);
+/// let mut seen = 0;
+/// while cursor.move_next().unwrap() {
+///     assert_eq!(cursor.keys(0), Some(&[seen][..]));
+///     assert_eq!(cursor.batch(), u64::from(seen / 2)); // two samples per batch
+///     seen += 1;
+/// }
+/// assert_eq!(seen, 3);
+/// ```
+#[derive(Debug)]
+pub struct SampleCursor<'b, K: Key, S> {
+    source: S,
+    batch: SampleBatch<'b, K>,
+    info: BatchInfo,
+    /// The current sample in `batch`.
+    index: usize,
+    /// Rows yielded.
+    yielded: u64,
+    state: CursorState,
+    columns: [Column<'static>; 3],
+}
+
+impl<'b, K: Key, S: BatchSource<K>> SampleCursor<'b, K, S> {
+    /// A cursor over `source`, decoding into `batch` (cleared first).
+    pub fn new(source: S, mut batch: SampleBatch<'b, K>) -> Self {
+        batch.clear();
+        let dims = batch.dims();
+        let columns = [
+            Column::new(
+                "label",
+                ColumnKind::DenseVector {
+                    len: dims.label_dim,
+                },
+            ),
+            Column::new(
+                "dense",
+                ColumnKind::DenseVector {
+                    len: dims.dense_dim,
+                },
+            ),
+            Column::new(
+                "keys",
+                ColumnKind::SparseVector {
+                    len: u32::MAX as usize,
+                },
+            ),
+        ];
+        Self {
+            source,
+            batch,
+            info: BatchInfo {
+                id: 0,
+                first_row: 0,
+            },
+            index: 0,
+            yielded: 0,
+            state: CursorState::BeforeFirst,
+            columns,
+        }
+    }
+
+    /// The source (for its statistics).
+    pub fn source(&self) -> &S {
+        &self.source
+    }
+
+    /// The batch holding the current row.
+    pub fn current_batch(&self) -> &SampleBatch<'b, K> {
+        &self.batch
+    }
+
+    /// The current sample's labels (empty off a row).
+    pub fn labels(&self) -> &[f32] {
+        self.row().and_then(|i| self.batch.labels(i)).unwrap_or(&[])
+    }
+
+    /// The current sample's dense features (empty off a row).
+    pub fn dense(&self) -> &[f32] {
+        self.row().and_then(|i| self.batch.dense(i)).unwrap_or(&[])
+    }
+
+    /// The current sample's keys in `slot`; `None` off a row or past `slot_num`.
+    pub fn keys(&self, slot: usize) -> Option<&[K]> {
+        self.batch.keys(self.row()?, slot)
+    }
+
+    fn row(&self) -> Option<usize> {
+        self.state.is_on_row().then_some(self.index)
+    }
+
+    fn step(&mut self) -> Result<bool, DataError> {
+        if self.state.is_on_row() && self.index + 1 < self.batch.samples() {
+            self.index += 1;
+            return Ok(true);
+        }
+        self.batch.clear();
+        match self.source.next_batch(&mut self.batch)? {
+            Some(info) => {
+                self.info = info;
+                self.index = 0;
+                Ok(self.batch.samples() > 0)
+            }
+            None => Ok(false),
+        }
+    }
+
+    fn fill_dense<St: StorageMut<Elem = f32>>(
+        src: &[f32],
+        dst: &mut VBuffer<St>,
+    ) -> Result<(), CursorError> {
+        let mut ed = dst.edit(src.len(), src.len())?;
+        ed.values().copy_from_slice(src);
+        ed.commit().map_err(|e| CursorError::Vector(e.error))
+    }
+
+    fn fill_keys<St: StorageMut<Elem = f32>>(
+        &self,
+        dst: &mut VBuffer<St>,
+    ) -> Result<(), CursorError> {
+        let i = self.state.check_row().map(|()| self.index)?;
+        let slots = self.batch.dims().slot_num;
+        let csr = self.batch.csr();
+        let row = i * slots;
+        let (start, end) = match (
+            csr.row_offsets().get(row),
+            csr.row_offsets().get(row + slots),
+        ) {
+            (Some(s), Some(e)) => (s.to_index().unwrap_or(0), e.to_index().unwrap_or(0)),
+            _ => (0, 0),
+        };
+        let keys = csr.values().get(start..end).unwrap_or(&[]);
+        let len = u32::MAX as usize;
+        let mut ed = dst.edit(len, keys.len())?;
+        let (values, indices) = ed.parts();
+        for (position, (ix, k)) in indices.iter_mut().zip(keys).enumerate() {
+            *ix = k
+                .to_index()
+                .and_then(|k| u32::try_from(k).ok())
+                .filter(|&k| k != u32::MAX)
+                .ok_or(CursorError::Vector(
+                    crate::sparse::SparseError::IndexOutOfRange {
+                        position,
+                        index: usize::try_from(k.to_i128().max(0)).unwrap_or(usize::MAX),
+                        len,
+                    },
+                ))?;
+        }
+        indices.sort_unstable();
+        // Collapse repeats into counts, in place.
+        let mut m = 0;
+        for j in 0..indices.len() {
+            if m > 0 && indices[m - 1] == indices[j] {
+                values[m - 1] += 1.0;
+            } else {
+                indices[m] = indices[j];
+                values[m] = 1.0;
+                m += 1;
+            }
+        }
+        ed.commit_truncated(m)
+            .map_err(|e| CursorError::Vector(e.error))
+    }
+}
+
+impl<K: Key, S: BatchSource<K>> RowCursor for SampleCursor<'_, K, S> {
+    type Error = SampleCursorError;
+
+    fn schema(&self) -> Schema<'_> {
+        Schema::new(&self.columns)
+    }
+
+    fn move_next(&mut self) -> Result<bool, Self::Error> {
+        let mut state = self.state;
+        let r = state.advance(|| self.step());
+        self.state = state;
+        if r == Ok(true) {
+            self.yielded += 1;
+        }
+        Ok(r?)
+    }
+
+    fn batch(&self) -> u64 {
+        self.info.id
+    }
+
+    fn position(&self) -> Option<u64> {
+        self.state.is_on_row().then(|| self.yielded - 1)
+    }
+
+    fn id(&self) -> Result<RowId, CursorError> {
+        self.state.check_row()?;
+        Ok(RowId::from_position(
+            self.info.first_row + self.index as u64,
+        ))
+    }
+
+    fn get_scalar(&self, col: usize) -> Result<Scalar, Self::Error> {
+        self.schema().expect(col, ValueType::AnyScalar)?;
+        Err(CursorError::ColumnOutOfRange { col, columns: 3 }.into())
+    }
+
+    fn get_vector<St: StorageMut<Elem = f32>>(
+        &self,
+        col: usize,
+        dst: &mut VBuffer<St>,
+    ) -> Result<(), Self::Error> {
+        self.schema().expect(col, ValueType::Vector)?;
+        self.state.check_row()?;
+        match col {
+            LABEL => Self::fill_dense(self.labels(), dst)?,
+            DENSE => Self::fill_dense(self.dense(), dst)?,
+            _ => self.fill_keys(dst)?,
+        }
+        Ok(())
+    }
+
+    fn get_string<H: StringHeap>(
+        &self,
+        col: usize,
+        _dst: &mut TString<'_, H>,
+    ) -> Result<(), Self::Error> {
+        self.schema().expect(col, ValueType::String)?;
+        Err(CursorError::ColumnOutOfRange { col, columns: 3 }.into())
+    }
+}
