@@ -2,7 +2,7 @@
 //! `f32` row per sample, and the categorical keys as a CSR whose row `sample * slot_num + slot`
 //! holds that slot's keys.
 
-use super::csr::{Checkpoint, Csr, CsrCapacity, CsrView};
+use super::csr::{Checkpoint, Csr, CsrCapacity, CsrError, CsrView};
 use super::key::Key;
 
 /// The shape of a sample: how many labels, dense features and categorical slots it has.
@@ -79,6 +79,8 @@ pub enum BatchError {
         /// Slots written.
         found: usize,
     },
+    /// [`resume`](SampleBatch::resume) found the CSR offsets invalid.
+    Resume(CsrError),
     /// The buffers hold no sample at all (`label_dense` too short for one row, or no room
     /// for `slot_num` CSR rows), or the dims are all zero.
     NoRoom,
@@ -99,6 +101,7 @@ impl core::fmt::Display for BatchError {
             Self::SlotCount { expected, found } => {
                 write!(f, "sample has {found} slots, {expected} expected")
             }
+            Self::Resume(e) => write!(f, "resumed batch: {e}"),
             Self::NoRoom => f.write_str("batch buffers hold no sample"),
         }
     }
@@ -171,6 +174,29 @@ impl<'a, K: Key> SampleBatch<'a, K> {
             samples: 0,
             capacity,
         })
+    }
+
+    /// A batch over buffers that already hold `samples` samples, written by an earlier
+    /// batch over the same buffers (perhaps on another thread, which then sent the buffers
+    /// and [`samples`](Self::samples)): the CSR offsets are checked, O(rows).
+    pub fn resume(
+        dims: Dims,
+        label_dense: &'a mut [f32],
+        row_offsets: &'a mut [K],
+        values: &'a mut [K],
+        samples: usize,
+    ) -> Result<Self, BatchError> {
+        let mut batch = Self::new(dims, label_dense, row_offsets, values)?;
+        if samples > batch.capacity {
+            return Err(BatchError::Full {
+                capacity: batch.capacity,
+            });
+        }
+        let (offsets, values) = batch.csr.take_buffers();
+        batch.csr =
+            Csr::resume(offsets, values, samples * dims.slot_num).map_err(BatchError::Resume)?;
+        batch.samples = samples;
+        Ok(batch)
     }
 
     /// The sample shape.

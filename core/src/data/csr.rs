@@ -104,6 +104,34 @@ impl<'a, K: Key> Csr<'a, K> {
         })
     }
 
+    /// A CSR over buffers that already hold `rows` committed rows (written by an earlier
+    /// `Csr` over the same buffers, perhaps on another thread): the offsets are checked as
+    /// [`CsrView::new`] checks them, O(rows).
+    pub fn resume(
+        row_offsets: &'a mut [K],
+        values: &'a mut [K],
+        rows: usize,
+    ) -> Result<Self, CsrError> {
+        if rows >= row_offsets.len() || K::from_usize(values.len()).is_none() {
+            return Err(CsrError::Offset { row: rows });
+        }
+        let len = {
+            let offsets = &row_offsets[..=rows];
+            let end = offsets
+                .last()
+                .and_then(|k| k.to_index())
+                .unwrap_or(usize::MAX);
+            let used = values.get(..end).ok_or(CsrError::LastOffset)?;
+            CsrView::new(offsets, used)?.nnz()
+        };
+        Ok(Self {
+            row_offsets,
+            values,
+            rows,
+            len,
+        })
+    }
+
     /// Rows committed.
     pub fn rows(&self) -> usize {
         self.rows
@@ -221,6 +249,16 @@ impl<'a, K: Key> Csr<'a, K> {
             row_offsets: offsets,
             values: &self.values[..committed],
         }
+    }
+
+    /// The buffers, leaving empty ones behind (for [`SampleBatch::resume`](super::SampleBatch::resume)).
+    pub(crate) fn take_buffers(&mut self) -> (&'a mut [K], &'a mut [K]) {
+        self.rows = 0;
+        self.len = 0;
+        (
+            core::mem::take(&mut self.row_offsets),
+            core::mem::take(&mut self.values),
+        )
     }
 
     fn values_error(&self, n: usize) -> CsrCapacity {

@@ -58,6 +58,9 @@ impl core::error::Error for SampleCursorError {}
 /// Row ids are [`RowId::from_position`] of the sample's position in the source, and
 /// [`batch`](RowCursor::batch) is the source's batch number ([`BatchInfo`]), so cursors over
 /// different batches of one source (a cursor set) agree with the serial cursor on both.
+/// Under [`ErrorPolicy::Skip`](super::ErrorPolicy::Skip) a batch holds fewer samples than
+/// records, and the samples after a skipped record in the same batch take ids one below
+/// their record's position: still unique, and the same in serial and partitioned reads.
 ///
 /// Columns: [`LABEL`] and [`DENSE`] (dense vectors), and [`KEYS`], every key of every slot
 /// as one sparse vector of length `u32::MAX` holding at each key the number of times it
@@ -173,14 +176,19 @@ impl<'b, K: Key, S: BatchSource<K>> SampleCursor<'b, K, S> {
             self.index += 1;
             return Ok(true);
         }
-        self.batch.clear();
-        match self.source.next_batch(&mut self.batch)? {
-            Some(info) => {
-                self.info = info;
-                self.index = 0;
-                Ok(self.batch.samples() > 0)
+        // A batch can come back empty (every record in it skipped): ask for the next.
+        loop {
+            self.batch.clear();
+            match self.source.next_batch(&mut self.batch)? {
+                Some(info) => {
+                    self.info = info;
+                    self.index = 0;
+                    if self.batch.samples() > 0 {
+                        return Ok(true);
+                    }
+                }
+                None => return Ok(false),
             }
-            None => Ok(false),
         }
     }
 

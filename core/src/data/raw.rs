@@ -115,11 +115,23 @@ impl<K: Key> RawDecoder<K> {
         input: &[u8],
         batch: &mut SampleBatch<'_, K>,
     ) -> Result<Progress, DataError> {
+        self.decode_records(input, batch, u64::MAX)
+    }
+
+    /// [`decode`](Self::decode), stopping with [`Status::BatchFull`] after `max` samples
+    /// (decoded or skipped).
+    pub fn decode_records(
+        &mut self,
+        input: &[u8],
+        batch: &mut SampleBatch<'_, K>,
+        max: u64,
+    ) -> Result<Progress, DataError> {
         if let Some(e) = self.failed {
             return Err(e);
         }
         let size = self.config.sample_bytes();
         let mut pos = 0;
+        let stop = self.sample.saturating_add(max);
         loop {
             if self.sample >= self.samples {
                 return Ok(Progress {
@@ -127,7 +139,7 @@ impl<K: Key> RawDecoder<K> {
                     status: Status::Done,
                 });
             }
-            if batch.is_full() {
+            if batch.is_full() || self.sample >= stop {
                 return Ok(Progress {
                     consumed: pos,
                     status: Status::BatchFull,
@@ -177,6 +189,34 @@ impl<K: Key> RawDecoder<K> {
             self.offset += size as u64;
             self.sample += 1;
         }
+    }
+
+    /// Index of the next sample (decoded, skipped or passed over).
+    pub fn position(&self) -> u64 {
+        self.sample
+    }
+
+    /// Passes over up to `n` whole samples at the start of `input` without decoding them
+    /// (see [`NormDecoder::pass_over`](super::NormDecoder::pass_over)).
+    pub fn pass_over(&mut self, input: &[u8], n: u64) -> Result<Progress, DataError> {
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        let size = self.config.sample_bytes();
+        let end = self.sample.saturating_add(n).min(self.samples);
+        let whole = (input.len() / size) as u64;
+        let passed = (end - self.sample).min(whole);
+        self.sample += passed;
+        let consumed = passed as usize * size;
+        self.offset += consumed as u64;
+        let status = if self.sample >= self.samples {
+            Status::Done
+        } else if self.sample == end {
+            Status::BatchFull
+        } else {
+            Status::NeedMore { needed: size }
+        };
+        Ok(Progress { consumed, status })
     }
 
     /// Ends the file: `rest` is whatever [`decode`](Self::decode) did not consume; errors if

@@ -30,25 +30,31 @@ pub trait BatchSource<K: Key> {
 
 /// The streaming-decoder contract that [`NormDecoder`] and [`RawDecoder`] share.
 pub trait StreamDecoder<K: Key> {
-    /// Decodes whole records from `input` into `batch`.
-    fn decode(
+    /// Decodes whole records from `input` into `batch`, at most `max` of them.
+    fn decode_records(
         &mut self,
         input: &[u8],
         batch: &mut SampleBatch<'_, K>,
+        max: u64,
     ) -> Result<Progress, DataError>;
     /// Ends the stream; `rest` is what `decode` did not consume.
     fn finish(&mut self, rest: &[u8]) -> Result<DecodeStats, DataError>;
     /// Samples decoded and skipped so far.
     fn stats(&self) -> DecodeStats;
+    /// Index of the next record in the stream.
+    fn position(&self) -> u64;
+    /// Passes over up to `n` whole records without decoding them.
+    fn pass_over(&mut self, input: &[u8], n: u64) -> Result<Progress, DataError>;
 }
 
 impl<K: Key> StreamDecoder<K> for NormDecoder<K> {
-    fn decode(
+    fn decode_records(
         &mut self,
         input: &[u8],
         batch: &mut SampleBatch<'_, K>,
+        max: u64,
     ) -> Result<Progress, DataError> {
-        NormDecoder::decode(self, input, batch)
+        NormDecoder::decode_records(self, input, batch, max)
     }
     fn finish(&mut self, rest: &[u8]) -> Result<DecodeStats, DataError> {
         NormDecoder::finish(self, rest)
@@ -56,21 +62,34 @@ impl<K: Key> StreamDecoder<K> for NormDecoder<K> {
     fn stats(&self) -> DecodeStats {
         NormDecoder::stats(self)
     }
+    fn position(&self) -> u64 {
+        NormDecoder::position(self)
+    }
+    fn pass_over(&mut self, input: &[u8], n: u64) -> Result<Progress, DataError> {
+        NormDecoder::pass_over(self, input, n)
+    }
 }
 
 impl<K: Key> StreamDecoder<K> for RawDecoder<K> {
-    fn decode(
+    fn decode_records(
         &mut self,
         input: &[u8],
         batch: &mut SampleBatch<'_, K>,
+        max: u64,
     ) -> Result<Progress, DataError> {
-        RawDecoder::decode(self, input, batch)
+        RawDecoder::decode_records(self, input, batch, max)
     }
     fn finish(&mut self, rest: &[u8]) -> Result<DecodeStats, DataError> {
         RawDecoder::finish(self, rest)
     }
     fn stats(&self) -> DecodeStats {
         RawDecoder::stats(self)
+    }
+    fn position(&self) -> u64 {
+        RawDecoder::position(self)
+    }
+    fn pass_over(&mut self, input: &[u8], n: u64) -> Result<Progress, DataError> {
+        RawDecoder::pass_over(self, input, n)
     }
 }
 
@@ -86,6 +105,15 @@ pub struct SliceSource<'f, D> {
     next: BatchInfo,
     ended: bool,
     pending: Option<DataError>,
+    part: Option<Partition>,
+}
+
+/// Which batches a partitioned source reads: `worker` of `workers`, batch `k` being the
+/// records `k * records..(k + 1) * records` and read by worker `k % workers`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Partition {
+    worker: u64,
+    workers: u64,
 }
 
 /// A Norm file in memory.
@@ -123,7 +151,27 @@ impl<'f, D> SliceSource<'f, D> {
             },
             ended: false,
             pending: None,
+            part: None,
         }
+    }
+
+    /// The same source reading only its share of the batches: batch `k` (the records
+    /// `k * B..(k + 1) * B`, `B` being the capacity of the batches it fills) when
+    /// `k % workers == worker`. The `workers` partitions of one file together read every
+    /// batch once, with the batch numbers and first rows the serial source gives, so their
+    /// cursors consolidate to the serial order.
+    ///
+    /// Every batch must hold `B` whole records: a batch whose keys run out first is an error
+    /// here (size its values for `B x slot_num x max_nnz` keys), where the serial source would
+    /// just end the batch early. `workers == 0` is taken as 1; `worker` is taken mod `workers`.
+    pub fn partition(mut self, worker: u64, workers: u64) -> Self {
+        let workers = workers.max(1);
+        self.part = Some(Partition {
+            worker: worker % workers,
+            workers,
+        });
+        self.next.id = worker % workers;
+        self
     }
 
     /// The decoder (for its statistics).
@@ -143,16 +191,42 @@ impl<K: Key, D: StreamDecoder<K>> BatchSource<K> for SliceSource<'_, D> {
         if self.ended {
             return Ok(None);
         }
-        let rest = &self.bytes[self.pos..];
-        match self.decoder.decode(rest, batch) {
+        let capacity = batch.capacity() as u64;
+        if self.part.is_some() {
+            // Pass over the other workers' batches up to this worker's next one.
+            let target = self.next.id.saturating_mul(capacity);
+            let behind = target.saturating_sub(self.decoder.position());
+            let passed = self.decoder.pass_over(&self.bytes[self.pos..], behind);
+            match passed {
+                Ok(p) => self.pos += p.consumed,
+                Err(e) => {
+                    self.ended = true;
+                    return Err(e);
+                }
+            }
+            if self.decoder.position() < target {
+                // The stream ends (or breaks off) before this worker's next batch.
+                self.ended = true;
+                return self.decoder.finish(&self.bytes[self.pos..]).map(|_| None);
+            }
+        }
+        let first_row = self.decoder.position();
+        match self
+            .decoder
+            .decode_records(&self.bytes[self.pos..], batch, capacity)
+        {
             Ok(p) => {
                 self.pos += p.consumed;
+                let records = self.decoder.position() - first_row;
                 if p.status != Status::BatchFull {
-                    // Whole input at hand: `NeedMore` means the file ends inside a record.
+                    // Whole input at hand: `NeedMore` means the stream ends inside a record.
                     self.ended = true;
                     if let Err(e) = self.decoder.finish(&self.bytes[self.pos..]) {
                         self.pending = Some(e);
                     }
+                } else if self.part.is_some() && records < capacity {
+                    self.ended = true;
+                    self.pending = Some(short_batch(self.decoder.position(), self.pos));
                 }
             }
             Err(e) => {
@@ -160,17 +234,26 @@ impl<K: Key, D: StreamDecoder<K>> BatchSource<K> for SliceSource<'_, D> {
                 self.pending = Some(e);
             }
         }
-        if batch.samples() == 0 {
+        if batch.samples() == 0 && self.decoder.position() == first_row {
             return match self.pending.take() {
                 Some(e) => Err(e),
                 None => Ok(None),
             };
         }
-        let info = self.next;
-        self.next = BatchInfo {
-            id: info.id + 1,
-            first_row: info.first_row + batch.samples() as u64,
+        let info = BatchInfo {
+            id: self.next.id,
+            first_row,
         };
+        self.next.id += self.part.map_or(1, |p| p.workers);
         Ok(Some(info))
+    }
+}
+
+/// A partitioned source's batch that ran out of keys before its records.
+fn short_batch(sample: u64, offset: usize) -> DataError {
+    DataError {
+        kind: super::error::DataErrorKind::Batch(super::batch::BatchError::NoRoom),
+        sample: Some(sample),
+        offset: offset as u64,
     }
 }

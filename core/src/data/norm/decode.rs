@@ -115,27 +115,30 @@ impl<K: Key> NormDecoder<K> {
         input: &[u8],
         batch: &mut SampleBatch<'_, K>,
     ) -> Result<Progress, DataError> {
+        self.decode_records(input, batch, u64::MAX)
+    }
+
+    /// [`decode`](Self::decode), stopping with [`Status::BatchFull`] after `max` records
+    /// (decoded or skipped), so batches can follow record numbers whatever is skipped.
+    pub fn decode_records(
+        &mut self,
+        input: &[u8],
+        batch: &mut SampleBatch<'_, K>,
+        max: u64,
+    ) -> Result<Progress, DataError> {
         if let Some(e) = self.failed {
             return Err(e);
         }
-        let mut pos = 0;
-        let records = match self.records {
-            Some(r) => r,
-            None => {
-                let needed = self.config.header_bytes();
-                if input.len() < needed {
-                    return Ok(Progress {
-                        consumed: 0,
-                        status: Status::NeedMore { needed },
-                    });
-                }
-                let r = self.header(input).inspect_err(|&e| self.failed = Some(e))?;
-                self.records = Some(r);
-                self.offset += needed as u64;
-                pos = needed;
-                r
+        let (records, mut pos) = match self.ensure_header(input)? {
+            Ok(r) => r,
+            Err(needed) => {
+                return Ok(Progress {
+                    consumed: 0,
+                    status: Status::NeedMore { needed },
+                });
             }
         };
+        let stop = self.sample.saturating_add(max);
         loop {
             if self.sample >= records {
                 return Ok(Progress {
@@ -143,7 +146,7 @@ impl<K: Key> NormDecoder<K> {
                     status: Status::Done,
                 });
             }
-            if batch.is_full() {
+            if batch.is_full() || self.sample >= stop {
                 return Ok(Progress {
                     consumed: pos,
                     status: Status::BatchFull,
@@ -274,6 +277,88 @@ impl<K: Key> NormDecoder<K> {
             return Err(self.stop(at(kind, None)));
         }
         Ok(self.stats)
+    }
+
+    /// Index of the next record (records decoded, skipped and passed over so far).
+    pub fn position(&self) -> u64 {
+        self.sample
+    }
+
+    /// Passes over up to `n` whole records at the start of `input` without decoding them,
+    /// for a reader that owns only some of the stream's records (a cursor set's worker).
+    /// Framed records are passed by their length alone (checking them is their owner's job);
+    /// unframed ones by reading their `nnz` fields. Passed records are not counted in
+    /// [`stats`](Self::stats). Status: [`BatchFull`](Status::BatchFull) once `n` records are
+    /// passed, else as for [`decode`](Self::decode).
+    pub fn pass_over(&mut self, input: &[u8], n: u64) -> Result<Progress, DataError> {
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        let (records, mut pos) = match self.ensure_header(input)? {
+            Ok(r) => r,
+            Err(needed) => {
+                return Ok(Progress {
+                    consumed: 0,
+                    status: Status::NeedMore { needed },
+                });
+            }
+        };
+        let end = self.sample.saturating_add(n).min(records);
+        while self.sample < end {
+            let rest = &input[pos..];
+            let len = match self.config.check {
+                Check::None => measure::<K>(rest, &self.config),
+                Check::Sum => frame_len(rest, &self.config, K::WIDTH).map(|(total, _)| total),
+            };
+            let (kind, at) = match len {
+                Ok(len) if len <= rest.len() => {
+                    pos += len;
+                    self.offset += len as u64;
+                    self.sample += 1;
+                    continue;
+                }
+                Ok(needed) | Err(Fail::Incomplete(needed)) => {
+                    return Ok(Progress {
+                        consumed: pos,
+                        status: Status::NeedMore { needed },
+                    });
+                }
+                Err(Fail::Bad { kind, at, .. }) => (kind, at),
+                // Measuring touches no batch, so this cannot happen; it would stop, not spin.
+                Err(Fail::Full(e)) => (DataErrorKind::Batch(e), 0),
+            };
+            let e = DataError {
+                kind,
+                sample: Some(self.sample),
+                offset: self.offset + at as u64,
+            };
+            return Err(self.stop(e));
+        }
+        let status = if self.sample >= records {
+            Status::Done
+        } else {
+            Status::BatchFull
+        };
+        Ok(Progress {
+            consumed: pos,
+            status,
+        })
+    }
+
+    /// The number of records and the bytes of `input` the header took (0 if read before), or
+    /// the bytes the header needs.
+    fn ensure_header(&mut self, input: &[u8]) -> Result<Result<(u64, usize), usize>, DataError> {
+        if let Some(r) = self.records {
+            return Ok(Ok((r, 0)));
+        }
+        let needed = self.config.header_bytes();
+        if input.len() < needed {
+            return Ok(Err(needed));
+        }
+        let r = self.header(input).inspect_err(|&e| self.failed = Some(e))?;
+        self.records = Some(r);
+        self.offset += needed as u64;
+        Ok(Ok((r, needed)))
     }
 
     fn stop(&mut self, e: DataError) -> DataError {

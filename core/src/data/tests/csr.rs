@@ -139,3 +139,36 @@ fn a_batch_needs_room_for_one_sample() {
         BatchError::NoRoom
     );
 }
+
+#[test]
+fn a_batch_resumes_over_the_buffers_it_filled() {
+    let dims = Dims::new(1, 0, 2);
+    let mut bufs = Buffers::<u32>::new(dims, 3, 8);
+    let filled = {
+        let mut batch = bufs.batch(dims);
+        batch.push_sample(&[1.0], &[], &[&[4], &[5, 6]]).unwrap();
+        batch.push_sample(&[2.0], &[], &[&[], &[7]]).unwrap();
+        batch.samples()
+    };
+    let batch = SampleBatch::resume(
+        dims,
+        &mut bufs.ld,
+        &mut bufs.offsets,
+        &mut bufs.values,
+        filled,
+    )
+    .unwrap();
+    assert_eq!(batch.keys(1, 1), Some(&[7][..]));
+    assert_eq!(batch.csr().row_offsets(), &[0, 1, 3, 3, 4]);
+    // Offsets that decrease, or more samples than fit, are refused.
+    bufs.offsets[2] = 0;
+    assert!(matches!(
+        SampleBatch::resume(dims, &mut bufs.ld, &mut bufs.offsets, &mut bufs.values, 2),
+        Err(BatchError::Resume(_))
+    ));
+    assert_eq!(
+        SampleBatch::resume(dims, &mut bufs.ld, &mut bufs.offsets, &mut bufs.values, 4)
+            .unwrap_err(),
+        BatchError::Full { capacity: 3 }
+    );
+}
