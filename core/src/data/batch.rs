@@ -274,6 +274,39 @@ impl<'a, K: Key> SampleBatch<'a, K> {
         w.finish()
     }
 
+    /// Appends every sample of `other` (same dims), copying its rows and keys in bulk; on
+    /// error (dims differ, or no room) nothing is added.
+    pub fn append(&mut self, other: &SampleBatch<'_, K>) -> Result<(), BatchError> {
+        if other.dims != self.dims {
+            let (a, b) = (self.dims, other.dims);
+            let (what, expected, found) = if a.label_dim != b.label_dim {
+                ("label", a.label_dim, b.label_dim)
+            } else if a.dense_dim != b.dense_dim {
+                ("dense", a.dense_dim, b.dense_dim)
+            } else {
+                ("slots", a.slot_num, b.slot_num)
+            };
+            return Err(BatchError::Width {
+                what,
+                expected,
+                found,
+            });
+        }
+        let n = other.samples;
+        if self.samples + n > self.capacity {
+            return Err(BatchError::Full {
+                capacity: self.capacity,
+            });
+        }
+        let w = self.dims.label_dense();
+        let src = other.csr.view();
+        self.csr.append(&src)?;
+        self.label_dense[self.samples * w..(self.samples + n) * w]
+            .copy_from_slice(other.label_dense());
+        self.samples += n;
+        Ok(())
+    }
+
     /// Starts the next sample. Its label/dense row and slots are written through the writer;
     /// dropping the writer without [`finish`](SampleWriter::finish) discards the sample.
     pub fn begin(&mut self) -> Result<SampleWriter<'_, 'a, K>, BatchError> {

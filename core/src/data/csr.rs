@@ -241,6 +241,37 @@ impl<'a, K: Key> Csr<'a, K> {
         self.end_row()
     }
 
+    /// Appends every row of `other`; on error (no room for its rows or values) nothing is
+    /// written. A row being written (pushed, not ended) is dropped first.
+    pub fn append(&mut self, other: &CsrView<'_, K>) -> Result<(), CsrCapacity> {
+        let (rows, nnz) = (other.rows(), other.nnz());
+        let committed = self.view().nnz();
+        if self.rows + rows > self.row_capacity() {
+            return Err(CsrCapacity::Rows(CapacityError {
+                needed: self.rows + rows,
+                available: self.row_capacity(),
+            }));
+        }
+        if committed + nnz > self.values.len() {
+            return Err(CsrCapacity::Values(CapacityError {
+                needed: committed + nnz,
+                available: self.values.len(),
+            }));
+        }
+        self.values[committed..committed + nnz].copy_from_slice(other.values());
+        for (dst, src) in self.row_offsets[self.rows + 1..=self.rows + rows]
+            .iter_mut()
+            .zip(&other.row_offsets()[1..])
+        {
+            // Fits: the sum is at most `values.len()`, which fits in `K` (checked in `new`).
+            let o = src.to_index().unwrap_or(0) + committed;
+            *dst = K::from_usize(o).unwrap_or_default();
+        }
+        self.rows += rows;
+        self.len = committed + nnz;
+        Ok(())
+    }
+
     /// The committed rows, read-only. A row being written (pushed but not ended) is not in it.
     pub fn view(&self) -> CsrView<'_, K> {
         let offsets = &self.row_offsets[..=self.rows];

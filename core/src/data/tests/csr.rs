@@ -172,3 +172,22 @@ fn a_batch_resumes_over_the_buffers_it_filled() {
         BatchError::Full { capacity: 3 }
     );
 }
+
+#[test]
+fn append_copies_whole_batches_or_nothing() {
+    let dims = Dims::new(1, 1, 2);
+    let mut a = Buffers::<u32>::new(dims, 2, 8);
+    let mut b = Buffers::<u32>::new(dims, 3, 8);
+    let mut src = a.batch(dims);
+    src.push_sample(&[1.0], &[2.0], &[&[4], &[5, 6]]).unwrap();
+    src.push_sample(&[3.0], &[4.0], &[&[], &[7]]).unwrap();
+    let mut dst = b.batch(dims);
+    dst.push_sample(&[0.0], &[0.0], &[&[9], &[]]).unwrap();
+    dst.append(&src).unwrap();
+    assert_eq!(dst.samples(), 3);
+    assert_eq!(dst.label_dense(), &[0.0, 0.0, 1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(dst.csr().row_offsets(), &[0, 1, 1, 2, 4, 4, 5]);
+    assert_eq!(dst.csr().values(), &[9, 4, 5, 6, 7]);
+    assert_eq!(dst.append(&src), Err(BatchError::Full { capacity: 3 }));
+    assert_eq!(dst.samples(), 3);
+}
