@@ -68,6 +68,18 @@ fn allocate(c: &mut Criterion) {
         })
     });
 
+    // The same, taking every address in one pass over the plan (`addresses`).
+    g.bench_function("tessera_from_plan_addresses", |b| {
+        b.iter(|| {
+            let arena: &mut Arena<_, HeapBlock> = &mut arena;
+            arena.allocate(memory.take().unwrap()).unwrap();
+            for a in arena.addresses().unwrap() {
+                black_box(a);
+            }
+            memory = arena.release();
+        })
+    });
+
     // The whole cycle each time: reserve 1 000, plan, allocate, take every tensor.
     let mut heap = HeapArena::new();
     let mut hs: Vec<TensorHandle<f32>> = Vec::with_capacity(TENSORS);

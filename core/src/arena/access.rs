@@ -178,6 +178,43 @@ impl<S: Slots, M: Memory> Arena<S, M> {
             .wrapping_add(start))
     }
 
+    /// The address of every reserved tensor and block, in slot order (a handle's
+    /// [`slot`](TensorHandle::slot) indexes it): one pass over the plan with no per-handle
+    /// checks, for adapters that hand a device every buffer's address at once.
+    ///
+    /// Errors: [`NotAllocated`](ArenaError::NotAllocated).
+    ///
+    /// ```
+    /// use tessera_core::arena::{Arena, InlineSlots};
+    ///
+    /// let mut arena: Arena<InlineSlots<4>, &mut [u8]> = Arena::new(InlineSlots::new());
+    /// let a = arena.reserve::<f32>(&[3]).unwrap();
+    /// let b = arena.reserve::<u8>(&[5]).unwrap();
+    /// let mut memory = [0u8; 128];
+    /// arena.allocate(&mut memory[..]).unwrap();
+    /// let all: Vec<usize> = arena.addresses().unwrap().collect();
+    /// assert_eq!(all[a.slot()], arena.address(&a).unwrap());
+    /// assert_eq!(all[b.slot()], arena.address(&b).unwrap());
+    /// ```
+    pub fn addresses(&self) -> Result<impl ExactSizeIterator<Item = usize> + '_, ArenaError> {
+        if self.planned.is_none() {
+            return Err(ArenaError::NotAllocated);
+        }
+        let memory = self.memory.as_ref().ok_or(ArenaError::NotAllocated)?;
+        let base = memory.base_address().wrapping_add(self.pad);
+        let slots = self.slots.as_slice();
+        Ok(slots.iter().map(move |s| {
+            let start = match s.kind {
+                SlotKind::Member { block, start } => slots
+                    .get(block as usize)
+                    .map_or(0, |b| b.plan.offset())
+                    .wrapping_add(start),
+                SlotKind::Tensor | SlotKind::Block => s.plan.offset(),
+            };
+            base.wrapping_add(start)
+        }))
+    }
+
     fn allocated(&self) -> Result<&M, ArenaError> {
         let memory = self.memory.as_ref().ok_or(ArenaError::NotAllocated)?;
         if !memory.kind().host_accessible() {
