@@ -31,60 +31,39 @@ pub trait Key: sealed::Sealed + Copy + Default + Eq + Ord + core::fmt::Debug + '
     fn from_i128(v: i128) -> Option<Self>;
 }
 
-impl Key for u32 {
-    const WIDTH: usize = 4;
-    const MAX: u64 = u32::MAX as u64;
-    #[inline(always)]
-    fn from_le_slice(bytes: &[u8]) -> Self {
-        let mut b = [0u8; 4];
-        b.copy_from_slice(&bytes[..4]);
-        u32::from_le_bytes(b)
-    }
-    #[inline(always)]
-    fn write_le(self, out: &mut [u8]) {
-        out[..4].copy_from_slice(&self.to_le_bytes());
-    }
-    #[inline(always)]
-    fn from_usize(n: usize) -> Option<Self> {
-        u32::try_from(n).ok()
-    }
-    #[inline(always)]
-    fn to_index(self) -> Option<usize> {
-        usize::try_from(self).ok()
-    }
-    fn to_i128(self) -> i128 {
-        i128::from(self)
-    }
-    fn from_i128(v: i128) -> Option<Self> {
-        u32::try_from(v).ok()
-    }
+/// One impl per key type: little-endian reads and writes of `$width` bytes.
+macro_rules! key {
+    ($t:ty, $width:literal) => {
+        impl Key for $t {
+            const WIDTH: usize = $width;
+            const MAX: u64 = <$t>::MAX as u64;
+            #[inline(always)]
+            fn from_le_slice(bytes: &[u8]) -> Self {
+                let mut b = [0u8; $width];
+                b.copy_from_slice(&bytes[..$width]);
+                <$t>::from_le_bytes(b)
+            }
+            #[inline(always)]
+            fn write_le(self, out: &mut [u8]) {
+                out[..$width].copy_from_slice(&self.to_le_bytes());
+            }
+            #[inline(always)]
+            fn from_usize(n: usize) -> Option<Self> {
+                <$t>::try_from(n).ok()
+            }
+            #[inline(always)]
+            fn to_index(self) -> Option<usize> {
+                usize::try_from(self).ok()
+            }
+            fn to_i128(self) -> i128 {
+                i128::from(self)
+            }
+            fn from_i128(v: i128) -> Option<Self> {
+                <$t>::try_from(v).ok()
+            }
+        }
+    };
 }
 
-impl Key for i64 {
-    const WIDTH: usize = 8;
-    const MAX: u64 = i64::MAX as u64;
-    #[inline(always)]
-    fn from_le_slice(bytes: &[u8]) -> Self {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(&bytes[..8]);
-        i64::from_le_bytes(b)
-    }
-    #[inline(always)]
-    fn write_le(self, out: &mut [u8]) {
-        out[..8].copy_from_slice(&self.to_le_bytes());
-    }
-    #[inline(always)]
-    fn from_usize(n: usize) -> Option<Self> {
-        i64::try_from(n).ok()
-    }
-    #[inline(always)]
-    fn to_index(self) -> Option<usize> {
-        usize::try_from(self).ok()
-    }
-    fn to_i128(self) -> i128 {
-        i128::from(self)
-    }
-    fn from_i128(v: i128) -> Option<Self> {
-        i64::try_from(v).ok()
-    }
-}
+key!(u32, 4);
+key!(i64, 8);

@@ -47,51 +47,36 @@ pub trait StreamDecoder<K: Key> {
     fn pass_over(&mut self, input: &[u8], n: u64) -> Result<Progress, DataError>;
 }
 
-impl<K: Key> StreamDecoder<K> for NormDecoder<K> {
-    fn decode_records(
-        &mut self,
-        input: &[u8],
-        batch: &mut SampleBatch<'_, K>,
-        max: u64,
-    ) -> Result<Progress, DataError> {
-        NormDecoder::decode_records(self, input, batch, max)
-    }
-    fn finish(&mut self, rest: &[u8]) -> Result<DecodeStats, DataError> {
-        NormDecoder::finish(self, rest)
-    }
-    fn stats(&self) -> DecodeStats {
-        NormDecoder::stats(self)
-    }
-    fn position(&self) -> u64 {
-        NormDecoder::position(self)
-    }
-    fn pass_over(&mut self, input: &[u8], n: u64) -> Result<Progress, DataError> {
-        NormDecoder::pass_over(self, input, n)
-    }
+/// Both decoders already have these methods; the trait only names them.
+macro_rules! stream_decoder {
+    ($d:ident) => {
+        impl<K: Key> StreamDecoder<K> for $d<K> {
+            fn decode_records(
+                &mut self,
+                input: &[u8],
+                batch: &mut SampleBatch<'_, K>,
+                max: u64,
+            ) -> Result<Progress, DataError> {
+                $d::decode_records(self, input, batch, max)
+            }
+            fn finish(&mut self, rest: &[u8]) -> Result<DecodeStats, DataError> {
+                $d::finish(self, rest)
+            }
+            fn stats(&self) -> DecodeStats {
+                $d::stats(self)
+            }
+            fn position(&self) -> u64 {
+                $d::position(self)
+            }
+            fn pass_over(&mut self, input: &[u8], n: u64) -> Result<Progress, DataError> {
+                $d::pass_over(self, input, n)
+            }
+        }
+    };
 }
 
-impl<K: Key> StreamDecoder<K> for RawDecoder<K> {
-    fn decode_records(
-        &mut self,
-        input: &[u8],
-        batch: &mut SampleBatch<'_, K>,
-        max: u64,
-    ) -> Result<Progress, DataError> {
-        RawDecoder::decode_records(self, input, batch, max)
-    }
-    fn finish(&mut self, rest: &[u8]) -> Result<DecodeStats, DataError> {
-        RawDecoder::finish(self, rest)
-    }
-    fn stats(&self) -> DecodeStats {
-        RawDecoder::stats(self)
-    }
-    fn position(&self) -> u64 {
-        RawDecoder::position(self)
-    }
-    fn pass_over(&mut self, input: &[u8], n: u64) -> Result<Progress, DataError> {
-        RawDecoder::pass_over(self, input, n)
-    }
-}
+stream_decoder!(NormDecoder);
+stream_decoder!(RawDecoder);
 
 /// A whole file in memory, decoded batch by batch: a [`BatchSource`].
 ///
