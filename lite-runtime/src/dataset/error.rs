@@ -5,7 +5,7 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
-use tessera_core::data::{BatchError, DataError};
+use tessera_core::data::{BatchError, DataError, EncodeError};
 
 use super::file_list::FileListError;
 
@@ -88,6 +88,15 @@ pub enum DatasetError {
         path: PathBuf,
         /// What disagrees.
         reason: String,
+    },
+    /// A sample could not be encoded (a Norm writer error).
+    Encode {
+        /// The output file.
+        path: PathBuf,
+        /// The sample's index in the output.
+        sample: u64,
+        /// What is wrong.
+        error: EncodeError,
     },
     /// The reader stopped at an earlier error (returned then) and reads nothing more.
     Stopped {
@@ -184,6 +193,7 @@ impl DatasetError {
             | Self::Row { path, .. }
             | Self::Parquet { path, .. }
             | Self::Config { path, .. }
+            | Self::Encode { path, .. }
             | Self::Stopped { path } => path,
         }
     }
@@ -232,6 +242,7 @@ impl fmt::Display for DatasetError {
             } => write!(f, "{p}: row {row}, column {column:?}: {kind}"),
             Self::Parquet { source, .. } => write!(f, "{p}: {source}"),
             Self::Config { reason, .. } => write!(f, "{p}: {reason}"),
+            Self::Encode { sample, error, .. } => write!(f, "{p}: sample {sample}: {error}"),
             Self::Stopped { .. } => write!(f, "{p}: the reader stopped at an earlier error"),
         }
     }
@@ -244,6 +255,7 @@ impl std::error::Error for DatasetError {
             Self::FileList { error, .. } => Some(error),
             Self::Data { error, .. } => Some(error),
             Self::Parquet { source, .. } => Some(source),
+            Self::Encode { error, .. } => Some(error),
             _ => None,
         }
     }
