@@ -5,8 +5,13 @@
 //! 24-byte `TF_TString`, and TFLite string-tensor encode / decode over caller buffers. The model
 //! loader and interpreter land here next.
 //!
+//! With `std` (the default), [`dataset`] reads HugeCTR datasets (Norm, Raw, Parquet) from
+//! files into `tessera-core`'s sample batches.
+//!
 //! LARGE strings made through the C ABI come from `malloc`, so C code may `free` them (or
 //! call `tessera_tstring_dealloc`) exactly as it would TensorFlow's.
 #![cfg_attr(not(feature = "std"), no_std)]
 
+#[cfg(feature = "std")]
+pub mod dataset;
 pub mod ffi;

@@ -2,6 +2,13 @@
 //! vocabulary (or on the words given as arguments): build a TFLite string tensor, map it as
 //! OFFSET `TF_TString`s without copying a string byte, read it back as VIEWs, and print the
 //! strings and the bytes each representation used.
+//!
+//! `tessera dataset …` inspects HugeCTR datasets and converts Parquet to Norm (see
+//! `tessera dataset --help`).
+
+mod args;
+mod dataset;
+mod progress;
 
 use std::process::ExitCode;
 
@@ -20,9 +27,18 @@ const DEFAULT_WORDS: &[&str] = &[
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().is_some_and(|a| a == "dataset") {
+        return match dataset::main(&args[1..]) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("tessera: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     if args.iter().any(|a| a == "-h" || a == "--help") {
         println!(
-            "usage: tessera [WORD ...]\n\nEncodes the words (default: a built-in list) as a TFLite string tensor,\nmaps it as OFFSET TF_TStrings with no copy, and prints what each step used."
+            "usage: tessera [WORD ...]\n       tessera dataset inspect|convert ... (see tessera dataset --help)\n\nEncodes the words (default: a built-in list) as a TFLite string tensor,\nmaps it as OFFSET TF_TStrings with no copy, and prints what each step used."
         );
         return ExitCode::SUCCESS;
     }

@@ -1,0 +1,97 @@
+//! Any dataset to one Norm file, batch by batch: the Parquet → Norm converter.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+
+use tessera_core::data::{Check, Key};
+
+use super::buffers::BatchBuffers;
+use super::error::DatasetError;
+use super::norm_writer::NormWriter;
+use super::reader::BatchReader;
+
+/// How [`convert_to_norm`] sizes its batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConvertOptions {
+    /// Checksum framing of the output.
+    pub check: Check,
+    /// Samples per batch.
+    pub batch_samples: usize,
+    /// Keys per batch; one sample with more keys than this is an error.
+    pub batch_keys: usize,
+}
+
+impl Default for ConvertOptions {
+    fn default() -> Self {
+        Self {
+            check: Check::Sum,
+            batch_samples: 4096,
+            batch_keys: 1 << 20,
+        }
+    }
+}
+
+/// What a conversion wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConvertSummary {
+    /// Samples written.
+    pub records: u64,
+    /// Samples the reader skipped (see its [`stats`](BatchReader::stats)).
+    pub skipped: u64,
+}
+
+/// Writes every sample of `reader` to the Norm file `out`, in order, with keys of type `K`.
+///
+/// The output is written to `out` + `.partial` and renamed to `out` only when complete, so
+/// an error never leaves a valid-looking half file; the partial file is removed on error.
+/// `progress(samples_read, announced)` is called after every batch.
+pub fn convert_to_norm<K: Key, R: BatchReader<K> + ?Sized>(
+    reader: &mut R,
+    out: &Path,
+    options: ConvertOptions,
+    mut progress: impl FnMut(u64, Option<u64>),
+) -> Result<ConvertSummary, DatasetError> {
+    let partial = partial_path(out);
+    let result = (|| {
+        let file = File::create(&partial).map_err(DatasetError::io(&partial))?;
+        let dims = reader.dims();
+        let announced = reader.announced_samples();
+        let mut writer = NormWriter::<K, _>::new(
+            BufWriter::with_capacity(1 << 20, file),
+            partial.clone(),
+            dims,
+            options.check,
+            announced.unwrap_or(0),
+        )?;
+        let mut buffers = BatchBuffers::<K>::new(dims, options.batch_samples, options.batch_keys);
+        let mut batch = buffers.batch().map_err(|e| DatasetError::Config {
+            path: out.to_owned(),
+            reason: format!("batch: {e}"),
+        })?;
+        while reader.next_batch(&mut batch)?.is_some() {
+            writer.write_batch(&batch)?;
+            let stats = reader.stats();
+            progress(stats.decoded() + stats.skipped(), announced);
+        }
+        let records = writer.records();
+        writer.finish()?;
+        std::fs::rename(&partial, out).map_err(DatasetError::io(out))?;
+        Ok(ConvertSummary {
+            records,
+            skipped: reader.stats().skipped(),
+        })
+    })();
+    if result.is_err() {
+        // The error being returned says what went wrong; a leftover partial file would only
+        // confuse, and failing to remove it changes nothing.
+        let _ = std::fs::remove_file(&partial);
+    }
+    result
+}
+
+fn partial_path(out: &Path) -> PathBuf {
+    let mut name = out.as_os_str().to_owned();
+    name.push(".partial");
+    PathBuf::from(name)
+}

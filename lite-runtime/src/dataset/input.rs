@@ -1,0 +1,196 @@
+//! The bytes of one data file, for the streaming decoders: a read-only memory map of a
+//! regular file, or a growing buffer filled by reads (pipes, devices, or on request).
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+use memmap2::Mmap;
+
+/// How the Norm and Raw readers get a file's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IoMode {
+    /// Memory-map regular files (no copy, the kernel reads ahead); read anything else
+    /// (pipes, devices, empty files) through a buffer. The default.
+    ///
+    /// A mapped file must not be changed while it is read: another process truncating it
+    /// makes the reader's next access fault (`SIGBUS`), and one writing it makes the bytes
+    /// change under the decoder. Use [`Buffered`](Self::Buffered) for files that may be.
+    #[default]
+    Map,
+    /// Read every file through a buffer, `chunk` bytes at a time (grown to hold a whole
+    /// record when one is larger).
+    Buffered {
+        /// Bytes per read.
+        chunk: usize,
+    },
+}
+
+impl IoMode {
+    /// Buffered reads of 1 MiB.
+    // A function, not an associated constant: cbindgen would export the constant, and with
+    // it an opaque `IoMode`, into the C header.
+    pub const fn buffered() -> Self {
+        Self::Buffered { chunk: 1 << 20 }
+    }
+}
+
+/// A file's unconsumed bytes.
+#[derive(Debug)]
+pub(crate) enum Input {
+    Mapped {
+        map: Mmap,
+        pos: usize,
+    },
+    Buffered {
+        file: File,
+        buf: Vec<u8>,
+        start: usize,
+        chunk: usize,
+        eof: bool,
+    },
+}
+
+impl Input {
+    /// Opens `path` in `mode`; also returns the file's length when it is a regular file.
+    pub(crate) fn open(path: &Path, mode: IoMode) -> io::Result<(Self, Option<u64>)> {
+        let file = File::open(path)?;
+        let meta = file.metadata()?;
+        let len = meta.is_file().then_some(meta.len());
+        let input = match (mode, len) {
+            (IoMode::Map, Some(n)) if n > 0 => Self::Mapped {
+                map: map(&file)?,
+                pos: 0,
+            },
+            (IoMode::Buffered { chunk }, _) => Self::buffered(file, chunk),
+            (IoMode::Map, _) => Self::buffered(file, 1 << 20),
+        };
+        Ok((input, len))
+    }
+
+    fn buffered(file: File, chunk: usize) -> Self {
+        Self::Buffered {
+            file,
+            buf: Vec::new(),
+            start: 0,
+            chunk: chunk.max(1),
+            eof: false,
+        }
+    }
+
+    /// The unconsumed bytes at hand (all of them for a map; those read so far otherwise).
+    pub(crate) fn bytes(&self) -> &[u8] {
+        match self {
+            Self::Mapped { map, pos } => &map[*pos..],
+            Self::Buffered { buf, start, .. } => &buf[*start..],
+        }
+    }
+
+    /// Drops the first `n` bytes at hand (`n <= bytes().len()`).
+    pub(crate) fn consume(&mut self, n: usize) {
+        match self {
+            Self::Mapped { map, pos } => *pos = (*pos + n).min(map.len()),
+            Self::Buffered { buf, start, .. } => *start = (*start + n).min(buf.len()),
+        }
+    }
+
+    /// Whether every byte of the file is at hand.
+    pub(crate) fn at_end(&self) -> bool {
+        match self {
+            Self::Mapped { .. } => true,
+            Self::Buffered { eof, .. } => *eof,
+        }
+    }
+
+    /// Reads until at least `needed` bytes are at hand or the file ends.
+    pub(crate) fn fill(&mut self, needed: usize) -> io::Result<()> {
+        let Self::Buffered {
+            file,
+            buf,
+            start,
+            chunk,
+            eof,
+        } = self
+        else {
+            return Ok(());
+        };
+        // Consumed bytes are dropped only when reading, so the buffer never grows past the
+        // largest record plus one chunk.
+        if *start > 0 {
+            buf.drain(..*start);
+            *start = 0;
+        }
+        while buf.len() < needed && !*eof {
+            // Grown by what is read, not by what a (possibly corrupt) length asks for.
+            let want = (*chunk).max((needed - buf.len()).min(1 << 20));
+            let old = buf.len();
+            buf.resize(old + want, 0);
+            let got = read_some(file, &mut buf[old..]);
+            buf.truncate(old + got.as_ref().map_or(0, |&n| n));
+            if got? == 0 {
+                *eof = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads the whole rest of the file into the buffer (a map has it already).
+    pub(crate) fn fill_all(&mut self) -> io::Result<()> {
+        while !self.at_end() {
+            let have = self.bytes().len();
+            self.fill(have.saturating_add(1))?;
+        }
+        Ok(())
+    }
+
+    /// The number of bytes left in the file, reading (and dropping) what is not at hand; the
+    /// input is at its end afterwards. For the trailing-bytes error, which names the count.
+    pub(crate) fn count_rest(&mut self) -> io::Result<u64> {
+        let mut count = self.bytes().len() as u64;
+        if let Self::Buffered {
+            file,
+            buf,
+            start,
+            chunk,
+            eof,
+        } = self
+        {
+            buf.clear();
+            *start = 0;
+            let mut scratch = vec![0u8; (*chunk).min(1 << 16)];
+            while !*eof {
+                match read_some(file, &mut scratch)? {
+                    0 => *eof = true,
+                    n => count += n as u64,
+                }
+            }
+        }
+        Ok(count)
+    }
+}
+
+/// One `read`, retried on interruption.
+fn read_some(file: &mut File, out: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match file.read(out) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            r => return r,
+        }
+    }
+}
+
+/// Maps `file` read-only. The only `unsafe` of the dataset readers.
+fn map(file: &File) -> io::Result<Mmap> {
+    // SAFETY: `Mmap::map` is unsafe because the mapping aliases a file others may change.
+    // The map is read-only and private to this reader, and the readers treat dataset files
+    // as immutable inputs, the assumption HugeCTR's own readers make. If another process
+    // does modify or truncate the file while it is mapped, reads may see changed bytes or
+    // fault with SIGBUS; that hazard is documented on `IoMode::Map`, and `IoMode::Buffered`
+    // avoids it. Decoding never trusts the bytes, so changed bytes are bad input (an error),
+    // never an out-of-bounds read: every length is re-checked against the map's length.
+    let map = unsafe { Mmap::map(file)? };
+    // Only a hint; a failure changes nothing but speed.
+    #[cfg(unix)]
+    let _ = map.advise(memmap2::Advice::Sequential);
+    Ok(map)
+}

@@ -1,0 +1,43 @@
+//! HugeCTR datasets on disk: file lists, Norm, Raw and Parquet files read into
+//! [`SampleBatch`](tessera_core::data::SampleBatch)es, and a Parquet → Norm converter.
+//!
+//! Every reader implements [`BatchReader`]: `next_batch(&mut batch)` fills a caller's batch
+//! across all files of a dataset, and [`BatchReader::stats`] accounts for every sample, per
+//! file and in total, decoded or skipped. Errors are [`DatasetError`]s that name the file and
+//! the place in it (sample and byte offset, or Parquet row and column).
+//!
+//! - [`FileList`]: HugeCTR's list of data files.
+//! - [`NormReader`], [`RawReader`]: the core streaming decoders over memory-mapped (or
+//!   buffered, [`IoMode`]) files.
+//! - [`ParquetReader`]: Parquet files described by a `_metadata.json` ([`ParquetMetadata`]).
+//! - [`NormWriter`] and [`convert_to_norm`]: any reader's samples to a Norm file (the
+//!   Parquet → Norm converter); [`summarize`]: nnz statistics (`tessera dataset inspect`).
+
+mod buffers;
+mod convert;
+mod error;
+mod file_list;
+mod input;
+mod norm;
+mod norm_writer;
+mod parquet;
+mod raw;
+mod reader;
+mod stats;
+mod stream;
+mod summary;
+
+pub use buffers::BatchBuffers;
+pub use convert::{ConvertOptions, ConvertSummary, convert_to_norm};
+pub use error::{DatasetError, MetadataErrorKind, RowErrorKind, SchemaErrorKind};
+pub use file_list::{FileList, FileListError, FileListErrorKind};
+pub use input::IoMode;
+pub use norm::{NormFileHeader, NormReader};
+pub use norm_writer::NormWriter;
+pub use parquet::{
+    ColumnRef, FileStat, ParquetConfig, ParquetMetadata, ParquetReader, parquet_footer,
+};
+pub use raw::RawReader;
+pub use reader::BatchReader;
+pub use stats::{FileStats, ReadStats};
+pub use summary::{NnzStats, Summary, summarize};

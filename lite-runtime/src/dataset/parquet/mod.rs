@@ -1,0 +1,14 @@
+//! Parquet datasets: `_metadata.json` and the Parquet files it lists, read with the `parquet`
+//! crate's column readers (no Arrow) into the same batches as Norm files.
+//!
+//! Labels and dense features are float32 columns; a slot is an int32/int64 column (one-hot)
+//! or a list of them (multi-hot). Nulls are refused, ids are checked against
+//! `slot_size_array` and the key type, and the slot offsets are added.
+
+mod chunk;
+mod columns;
+mod metadata;
+mod reader;
+
+pub use metadata::{ColumnRef, FileStat, ParquetMetadata};
+pub use reader::{ParquetConfig, ParquetReader, parquet_footer};

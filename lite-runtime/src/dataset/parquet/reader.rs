@@ -1,0 +1,436 @@
+//! The Parquet dataset reader: the files of a `_metadata.json` (or a file list), row group by
+//! row group, a chunk of rows at a time, into the same batches as the Norm reader.
+
+use std::fs::File;
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
+
+use parquet::errors::ParquetError;
+use parquet::file::reader::FileReader;
+use parquet::file::serialized_reader::SerializedFileReader;
+use tessera_core::data::{Dims, ErrorPolicy, Key, SampleBatch};
+
+use super::chunk::{Chunk, SlotRange, Values};
+use super::columns::{ColumnPlan, plan};
+use super::metadata::ParquetMetadata;
+use crate::dataset::error::{DatasetError, MetadataErrorKind, RowErrorKind};
+use crate::dataset::file_list::{FileList, parent_dir};
+use crate::dataset::reader::{BatchReader, check_dims};
+use crate::dataset::stats::{FileStats, ReadStats};
+
+/// How to read a Parquet dataset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParquetConfig {
+    /// HugeCTR's `slot_size_array`: slot `i`'s ids must be below `slot_size_array[i]`, and
+    /// its keys are the ids plus `sum(slot_size_array[..i])`. Without it, keys are the ids.
+    pub slot_size_array: Option<Vec<u64>>,
+    /// Stop at a bad row, or skip and count it.
+    pub policy: ErrorPolicy,
+    /// Rows decoded from the columns at a time (bounds the reader's own memory).
+    pub chunk_rows: usize,
+}
+
+impl Default for ParquetConfig {
+    fn default() -> Self {
+        Self {
+            slot_size_array: None,
+            policy: ErrorPolicy::Stop,
+            chunk_rows: 4096,
+        }
+    }
+}
+
+/// Reads a Parquet dataset into batches with keys of type `K`.
+///
+/// Each sample is laid out as [`ParquetMetadata`] says: labels then dense features (each
+/// ordered by their `index`), then one slot per `cats` entry in the listed order, so a
+/// dataset converted from Norm reads back as the very same batches. Every file's footer row
+/// count must equal its `file_stats` entry (and the sum of its row groups); a mismatch stops
+/// the reader under either policy, as it means the metadata is stale. Under
+/// [`ErrorPolicy::Skip`], rows with a null, an id out of its slot or a key that does not fit
+/// `K` are skipped and counted.
+pub struct ParquetReader<K: Key> {
+    meta: ParquetMetadata,
+    meta_path: PathBuf,
+    files: Vec<PathBuf>,
+    next: usize,
+    config: ParquetConfig,
+    ranges: Vec<SlotRange>,
+    current: Option<OpenFile<K>>,
+    stats: ReadStats,
+    stopped: Option<PathBuf>,
+}
+
+struct OpenFile<K> {
+    path: PathBuf,
+    reader: SerializedFileReader<File>,
+    plan: Vec<ColumnPlan>,
+    /// The next row group to open.
+    row_group: usize,
+    /// Readers of the current row group, one per plan entry.
+    readers: Vec<Values>,
+    /// Rows of the current row group not yet read into a chunk.
+    left: u64,
+    /// The file row of the next row to read into a chunk.
+    next_row: u64,
+    chunk: Chunk<K>,
+}
+
+impl<K: Key> ParquetReader<K> {
+    /// A reader of the dataset at `source`: a directory or a `_metadata.json` (the files of
+    /// its `file_stats`, in order), a file list (its files; the metadata is the
+    /// `_metadata.json` beside the first), or one Parquet file (the metadata beside it).
+    pub fn open(source: &Path, config: ParquetConfig) -> Result<Self, DatasetError> {
+        let is_json = source.extension().is_some_and(|e| e == "json");
+        let (meta_path, files) = if source.is_dir() || is_json {
+            let meta_path = match source.is_dir() {
+                true => source.join("_metadata.json"),
+                false => source.to_owned(),
+            };
+            (meta_path, None)
+        } else if FileList::sniff(source)? {
+            let files = FileList::read(source)?.into_paths();
+            let dir = files.first().map_or(parent_dir(source), |f| parent_dir(f));
+            (dir.join("_metadata.json"), Some(files))
+        } else {
+            (
+                parent_dir(source).join("_metadata.json"),
+                Some(vec![source.to_owned()]),
+            )
+        };
+        let meta = ParquetMetadata::read(&meta_path)?;
+        let files = files.unwrap_or_else(|| {
+            let dir = parent_dir(&meta_path);
+            meta.file_stats
+                .iter()
+                .map(|f| dir.join(&f.file_name))
+                .collect()
+        });
+        Self::new(meta, meta_path, files, config)
+    }
+
+    /// A reader of `files`, described by `meta` (read from `meta_path`, named in errors).
+    pub fn new(
+        meta: ParquetMetadata,
+        meta_path: PathBuf,
+        files: Vec<PathBuf>,
+        config: ParquetConfig,
+    ) -> Result<Self, DatasetError> {
+        let slots = meta.cats.len();
+        let ranges = match &config.slot_size_array {
+            None => vec![
+                SlotRange {
+                    offset: 0,
+                    size: None,
+                };
+                slots
+            ],
+            Some(sizes) if sizes.len() == slots => {
+                let mut offset = 0u64;
+                let mut ranges = Vec::with_capacity(slots);
+                for &size in sizes {
+                    ranges.push(SlotRange {
+                        offset,
+                        size: Some(size),
+                    });
+                    offset = offset
+                        .checked_add(size)
+                        .ok_or_else(|| DatasetError::Config {
+                            path: meta_path.clone(),
+                            reason: "slot_size_array sums past 2^64".into(),
+                        })?;
+                }
+                ranges
+            }
+            Some(sizes) => {
+                return Err(DatasetError::Config {
+                    path: meta_path,
+                    reason: format!(
+                        "slot_size_array has {} entries, the dataset {slots} slots (cats)",
+                        sizes.len()
+                    ),
+                });
+            }
+        };
+        Ok(Self {
+            meta,
+            meta_path,
+            files,
+            next: 0,
+            config,
+            ranges,
+            current: None,
+            stats: ReadStats::default(),
+            stopped: None,
+        })
+    }
+
+    /// The dataset's metadata.
+    pub fn metadata(&self) -> &ParquetMetadata {
+        &self.meta
+    }
+
+    /// Where the metadata was read from.
+    pub fn metadata_path(&self) -> &Path {
+        &self.meta_path
+    }
+
+    /// The data files, in order.
+    pub fn paths(&self) -> &[PathBuf] {
+        &self.files
+    }
+
+    /// The `num_rows` of `file` in `file_stats`, matched by its trailing path components.
+    fn listed_rows(&self, file: &Path) -> Result<u64, DatasetError> {
+        self.meta
+            .file_stats
+            .iter()
+            .find(|f| file.ends_with(&f.file_name))
+            .map(|f| f.num_rows)
+            .ok_or_else(|| DatasetError::Metadata {
+                path: self.meta_path.clone(),
+                kind: MetadataErrorKind::NotListed {
+                    file_name: file.display().to_string(),
+                },
+            })
+    }
+
+    fn open_next(&mut self) -> Result<bool, DatasetError> {
+        let Some(path) = self.files.get(self.next).cloned() else {
+            return Ok(false);
+        };
+        self.next += 1;
+        self.stats.files.push(FileStats::new(&path));
+        let listed = self.listed_rows(&path)?;
+        let file = File::open(&path).map_err(DatasetError::io(&path))?;
+        let reader = guarded(&path, || SerializedFileReader::new(file))?;
+        let md = reader.metadata();
+        let footer = u64::try_from(md.file_metadata().num_rows()).unwrap_or(u64::MAX);
+        let groups = md
+            .row_groups()
+            .iter()
+            .map(|g| u64::try_from(g.num_rows()).unwrap_or(u64::MAX))
+            .fold(0u64, u64::saturating_add);
+        let mismatch = if footer != listed {
+            Some(("_metadata.json", listed, footer))
+        } else if groups != footer {
+            Some(("footer", footer, groups))
+        } else {
+            None
+        };
+        if let Some((expected_from, expected, found)) = mismatch {
+            return Err(DatasetError::RowCount {
+                path,
+                expected_from,
+                expected,
+                found,
+            });
+        }
+        let plan = plan(md.file_metadata().schema_descr(), &self.meta, &path)?;
+        self.current = Some(OpenFile {
+            path,
+            reader,
+            plan,
+            row_group: 0,
+            readers: Vec::new(),
+            left: 0,
+            next_row: 0,
+            chunk: Chunk::new(),
+        });
+        Ok(true)
+    }
+
+    fn fill(&mut self, batch: &mut SampleBatch<'_, K>) -> Result<Option<usize>, DatasetError> {
+        loop {
+            let Some(file) = self.current.as_mut() else {
+                if !self.open_next()? {
+                    return Ok((batch.samples() > 0).then_some(batch.samples()));
+                }
+                continue;
+            };
+            let stats = self.stats.files.last_mut();
+            if !emit(file, batch, self.config.policy, stats)? {
+                return Ok(Some(batch.samples()));
+            }
+            if file.left == 0 {
+                if file.row_group >= file.reader.num_row_groups() {
+                    if let Some(f) = self.stats.files.last_mut() {
+                        f.done = true;
+                    }
+                    self.current = None;
+                    continue;
+                }
+                file.open_row_group()?;
+                continue;
+            }
+            let rows = self.config.chunk_rows.max(1) as u64;
+            let rows = usize::try_from(file.left.min(rows)).unwrap_or(1);
+            let (plan, readers, first) = (&file.plan, &mut file.readers, file.next_row);
+            let (chunk, ranges) = (&mut file.chunk, &self.ranges);
+            guarded(&file.path, || {
+                chunk.read(plan, readers, ranges, rows, first)
+            })?;
+            file.left -= rows as u64;
+            file.next_row += rows as u64;
+        }
+    }
+}
+
+impl<K: Key> OpenFile<K> {
+    fn open_row_group(&mut self) -> Result<(), DatasetError> {
+        let (reader, plan, index) = (&self.reader, &self.plan, self.row_group);
+        let (readers, rows) = guarded(&self.path, || {
+            let group = reader.get_row_group(index)?;
+            let mut readers = Vec::with_capacity(plan.len());
+            for p in plan {
+                // Cannot fail: the plan checked the column's physical type.
+                let values = Values::new(group.get_column_reader(p.leaf)?).ok_or_else(|| {
+                    ParquetError::General(format!("column {:?} changed type", p.name))
+                })?;
+                readers.push(values);
+            }
+            Ok((readers, group.metadata().num_rows()))
+        })?;
+        self.left = u64::try_from(rows).unwrap_or(0);
+        self.readers = readers;
+        self.row_group += 1;
+        Ok(())
+    }
+}
+
+/// Moves the chunk's pending rows into `batch`; `false` if the batch filled up first.
+fn emit<K: Key>(
+    file: &mut OpenFile<K>,
+    batch: &mut SampleBatch<'_, K>,
+    policy: ErrorPolicy,
+    mut stats: Option<&mut FileStats>,
+) -> Result<bool, DatasetError> {
+    let chunk = &mut file.chunk;
+    let floats = chunk.floats.len();
+    while chunk.pending() > 0 {
+        let r = chunk.cursor;
+        let row = chunk.first_row + r as u64;
+        let error = |col: usize, kind| DatasetError::Row {
+            path: file.path.clone(),
+            row,
+            column: file
+                .plan
+                .get(col)
+                .map_or_else(String::new, |p| p.name.clone()),
+            kind,
+        };
+        if let Some((col, kind)) = chunk.bad[r] {
+            if policy == ErrorPolicy::Stop {
+                return Err(error(col, kind));
+            }
+            if let Some(s) = stats.as_deref_mut() {
+                s.skipped += 1;
+                s.first_skipped.get_or_insert_with(|| error(col, kind));
+            }
+            chunk.cursor += 1;
+            continue;
+        }
+        let result = {
+            let Ok(mut w) = batch.begin() else {
+                return Ok(false);
+            };
+            for (d, col) in w.label_dense().iter_mut().zip(&chunk.floats) {
+                *d = col[r];
+            }
+            let mut failed = None;
+            for (slot, (offsets, keys)) in chunk.slots.iter().enumerate() {
+                if let Err(e) = w.push_slot(&keys[offsets[r]..offsets[r + 1]]) {
+                    failed = Some((floats + slot, e));
+                    break;
+                }
+            }
+            // Unfinished, the writer rolls the half-written sample back as it drops here.
+            match failed {
+                Some(f) => Err(f),
+                None => w.finish().map_err(|e| (floats, e)),
+            }
+        };
+        if let Err((col, e)) = result {
+            if batch.samples() > 0 {
+                return Ok(false);
+            }
+            return Err(error(col, RowErrorKind::Batch(e)));
+        }
+        if let Some(s) = stats.as_deref_mut() {
+            s.decoded += 1;
+        }
+        chunk.cursor += 1;
+    }
+    Ok(true)
+}
+
+impl<K: Key> BatchReader<K> for ParquetReader<K> {
+    fn dims(&self) -> Dims {
+        self.meta.dims()
+    }
+
+    fn next_batch(
+        &mut self,
+        batch: &mut SampleBatch<'_, K>,
+    ) -> Result<Option<usize>, DatasetError> {
+        if let Some(path) = &self.stopped {
+            return Err(DatasetError::Stopped { path: path.clone() });
+        }
+        check_dims(self.dims(), batch, &self.meta_path)?;
+        batch.clear();
+        self.fill(batch).inspect_err(|e| {
+            self.stopped = Some(e.path().to_owned());
+            self.current = None;
+        })
+    }
+
+    fn stats(&self) -> &ReadStats {
+        &self.stats
+    }
+
+    fn announced_samples(&self) -> Option<u64> {
+        let mut total = 0u64;
+        for f in &self.files {
+            total = total.checked_add(self.listed_rows(f).ok()?)?;
+        }
+        Some(total)
+    }
+}
+
+/// A Parquet file's footer: its row count and number of row groups (for `inspect`).
+pub fn parquet_footer(path: &Path) -> Result<(u64, usize), DatasetError> {
+    let file = File::open(path).map_err(DatasetError::io(path))?;
+    let reader = guarded(path, || SerializedFileReader::new(file))?;
+    let md = reader.metadata();
+    let rows = u64::try_from(md.file_metadata().num_rows()).unwrap_or(0);
+    Ok((rows, md.num_row_groups()))
+}
+
+/// Runs a call into the `parquet` crate, turning a panic into an error.
+///
+/// The crate panics on some corrupt files (in its dictionary decoder and column-chunk
+/// metadata, found by flipping bytes of the fixtures), and these readers promise an error,
+/// never a panic, on bad input. The reader stops at the error, so no state the panic left
+/// half-updated is used again. The panic hook still runs (a message on stderr), and a build
+/// with `panic = "abort"` aborts instead.
+fn guarded<T>(
+    path: &Path,
+    call: impl FnOnce() -> Result<T, ParquetError>,
+) -> Result<T, DatasetError> {
+    match std::panic::catch_unwind(AssertUnwindSafe(call)) {
+        Ok(result) => result.map_err(DatasetError::parquet(path)),
+        Err(payload) => {
+            let message = payload
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| payload.downcast_ref::<&str>().copied())
+                .unwrap_or("no message");
+            Err(DatasetError::Parquet {
+                path: path.to_owned(),
+                source: ParquetError::General(format!(
+                    "corrupt file: the Parquet decoder panicked ({message})"
+                )),
+            })
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! The `tessera` program: the strings demo without arguments, and `tessera dataset` on the
+//! fixtures of `tests/fixtures/data`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/data")
+        .join(name)
+}
+
+fn tessera(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn without_arguments_it_shows_the_strings() {
+    let o = tessera(&[]);
+    assert!(o.status.success());
+    assert!(stdout(&o).contains("TFLite string tensor: 7 strings"));
+}
+
+#[test]
+fn inspect_prints_headers_and_counts() {
+    let list = fixture("norm_plain_list.txt");
+    let o = tessera(&["dataset", "inspect", list.to_str().unwrap()]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.contains("error_check 0 (none), 30 records, dims 1,3,4"),
+        "{out}"
+    );
+    assert!(out.contains("samples: 50 decoded, 0 skipped"), "{out}");
+
+    let dir = fixture("parquet");
+    let o = tessera(&[
+        "dataset",
+        "inspect",
+        dir.to_str().unwrap(),
+        "--slot-sizes=100,50,1000,20",
+    ]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("dense (by index):  I1, I2, I3"), "{out}");
+    assert!(out.contains("samples: 50 decoded, 0 skipped"), "{out}");
+}
+
+#[test]
+fn inspect_reports_skips_and_errors() {
+    let bad = fixture("parquet_bad");
+    let o = tessera(&["dataset", "inspect", bad.to_str().unwrap(), "--skip"]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("samples: 4 decoded, 2 skipped"), "{out}");
+    assert!(out.contains("row 2, column \"C1\""), "{out}");
+
+    let o = tessera(&["dataset", "inspect", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("bad.parquet: row 2, column \"C1\""), "{err}");
+
+    let o = tessera(&["dataset", "inspect", "x", "--dims", "1,2"]);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn convert_writes_the_norm_file() {
+    let out = std::env::temp_dir().join(format!("tessera-cli-{}.norm", std::process::id()));
+    let src = fixture("parquet/_metadata.json");
+    let o = tessera(&[
+        "dataset",
+        "convert",
+        src.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "--slot-sizes",
+        "100,50,1000,20",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stdout(&o).contains("50 samples, dims 1,3,4, u32 keys, checksum"));
+    let written = std::fs::read(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    assert_eq!(written, std::fs::read(fixture("norm_sum.data")).unwrap());
+}
