@@ -7,6 +7,8 @@
 //! - [`NormDecoder`] / [`NormEncoder`]: the Norm format, with or without checksum framing
 //!   ([`Check`]); keys `u32` or `i64` ([`Key`]).
 //! - [`RawDecoder`]: fixed-size one-hot samples.
+//! - [`embedding_bag`]: sum or mean of embedding-table rows per CSR row, in a documented
+//!   order of f32 additions, so a GPU kernel can be checked against it bit for bit.
 //!
 //! Every decoder error is a [`DataError`] naming the sample and byte offset; an
 //! [`ErrorPolicy`] chooses between stopping and skipping, and skipped samples are counted in
@@ -18,6 +20,7 @@ mod csr;
 mod error;
 mod key;
 pub mod norm;
+mod pool;
 mod progress;
 mod raw;
 
@@ -26,5 +29,6 @@ pub use csr::{Checkpoint, Csr, CsrCapacity, CsrError, CsrView};
 pub use error::{DataError, DataErrorKind, DecodeStats, EncodeError, ErrorPolicy};
 pub use key::Key;
 pub use norm::{Check, NormConfig, NormDecoder, NormEncoder, NormHeader};
+pub use pool::{OutOfRange, PoolConfig, PoolError, Pooling, embedding_bag, embedding_bag_tensor};
 pub use progress::{Progress, Status};
 pub use raw::{RawConfig, RawDecoder};
