@@ -388,6 +388,28 @@ impl<K: Key> SampleWriter<'_, '_, K> {
         self.commit_slot(keys.len())
     }
 
+    /// Room to write all `slot_num` slots at once (a decoder's fast path): the value count
+    /// before them, their end-offset slots and the free values, if no slot is written yet and
+    /// at least `min_values` values fit. Committed by
+    /// [`commit_spare_slots`](Self::commit_spare_slots).
+    #[inline]
+    pub(crate) fn spare_slots(&mut self, min_values: usize) -> Option<(usize, &mut [K], &mut [K])> {
+        if self.slots != 0 {
+            return None;
+        }
+        self.batch.csr.spare(self.batch.dims.slot_num, min_values)
+    }
+
+    /// Commits the slots written through [`spare_slots`](Self::spare_slots), `values` keys in
+    /// all, end offsets in place.
+    #[inline]
+    pub(crate) fn commit_spare_slots(&mut self, values: usize) {
+        self.batch
+            .csr
+            .commit_spare(self.batch.dims.slot_num, values);
+        self.slots = self.batch.dims.slot_num;
+    }
+
     /// Adds the sample to the batch; errors (and discards it) unless all `slot_num` slots were
     /// written.
     pub fn finish(mut self) -> Result<(), BatchError> {

@@ -272,6 +272,35 @@ impl<'a, K: Key> Csr<'a, K> {
         Ok(())
     }
 
+    /// For a decoder that writes several rows at once: the current value count, the end-offset
+    /// slots of the next `rows` rows, and every free value slot, if the rows fit and at least
+    /// `min_values` values do. Nothing is visible until [`commit_spare`](Self::commit_spare).
+    #[inline]
+    pub(crate) fn spare(
+        &mut self,
+        rows: usize,
+        min_values: usize,
+    ) -> Option<(usize, &mut [K], &mut [K])> {
+        let first = self.rows.checked_add(1)?;
+        let offsets = self.row_offsets.get_mut(first..first.checked_add(rows)?)?;
+        let values = self.values.get_mut(self.len..)?;
+        if values.len() < min_values {
+            return None;
+        }
+        Some((self.len, offsets, values))
+    }
+
+    /// Commits `rows` rows written through [`spare`](Self::spare), holding `values` values in
+    /// all. The caller has written their end offsets: non-decreasing, from the value count
+    /// `spare` gave, the last one that count plus `values`.
+    #[inline]
+    pub(crate) fn commit_spare(&mut self, rows: usize, values: usize) {
+        self.rows += rows;
+        self.len += values;
+        debug_assert!(self.rows < self.row_offsets.len() && self.len <= self.values.len());
+        debug_assert_eq!(self.row_offsets[self.rows].to_index(), Some(self.len));
+    }
+
     /// The committed rows, read-only. A row being written (pushed but not ended) is not in it.
     pub fn view(&self) -> CsrView<'_, K> {
         let offsets = &self.row_offsets[..=self.rows];

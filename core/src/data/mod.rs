@@ -9,6 +9,8 @@
 //! - [`RawDecoder`]: fixed-size one-hot samples.
 //! - [`SampleCursor`]: a row cursor (`crate::cursor`) over the batches of a [`BatchSource`]
 //!   such as a Norm or Raw file in memory ([`NormSlice`], [`RawSlice`]).
+//! - [`embedding_bag`]: sum or mean of embedding-table rows per CSR row, in a documented
+//!   order of f32 additions, so a GPU kernel can be checked against it bit for bit.
 //!
 //! Every decoder error is a [`DataError`] naming the sample and byte offset; an
 //! [`ErrorPolicy`] chooses between stopping and skipping, and skipped samples are counted in
@@ -21,6 +23,7 @@ mod cursor;
 mod error;
 mod key;
 pub mod norm;
+mod pool;
 mod progress;
 mod raw;
 mod source;
@@ -33,6 +36,7 @@ pub use cursor::{DENSE, KEYS, LABEL, SampleCursor, SampleCursorError};
 pub use error::{DataError, DataErrorKind, DecodeStats, EncodeError, ErrorPolicy};
 pub use key::Key;
 pub use norm::{Check, NormConfig, NormDecoder, NormEncoder, NormHeader};
+pub use pool::{OutOfRange, PoolConfig, PoolError, Pooling, embedding_bag, embedding_bag_tensor};
 pub use progress::{Progress, Status};
 pub use raw::{RawConfig, RawDecoder};
 pub use source::{BatchInfo, BatchSource, NormSlice, RawSlice, SliceSource, StreamDecoder};

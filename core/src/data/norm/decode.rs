@@ -444,11 +444,105 @@ fn slot_nnz(bytes: &[u8], p: usize, slot: usize, max: u32) -> Result<u32, Fail> 
     Ok(n)
 }
 
+/// Keys the fast path copies per slot in one fixed-size move (16 bytes for `u32`), whatever
+/// the slot's `nnz`: copying exactly `nnz` keys compiled to a `memcpy` call per slot, 38 % of
+/// decode time under `perf` (`BENCHMARKS.md`, Data path).
+const CHUNK: usize = 4;
+
 /// Decodes one unframed sample at the start of `bytes` into `batch`; returns its length.
-#[inline]
+///
 /// With `exact`, the sample must fill `bytes` (a checksum frame's payload): a sample that
 /// ends early is refused before it is added.
+#[inline]
 fn payload<K: Key>(
+    bytes: &[u8],
+    config: &NormConfig,
+    batch: &mut SampleBatch<'_, K>,
+    exact: bool,
+) -> Result<usize, Fail> {
+    match payload_fast(bytes, config, batch, exact) {
+        Some(len) => Ok(len),
+        None => payload_checked(bytes, config, batch, exact),
+    }
+}
+
+/// The common case of [`payload`]: a well-formed sample, and room in the batch for the most
+/// keys a sample can have plus a [`CHUNK`] of slack. Capacity is then checked once per
+/// sample instead of once per slot, and each slot's keys are copied as one fixed-size chunk
+/// into the free values (past the sample's end is scratch until committed). Anything else
+/// (a bad or short sample, a nearly full batch) returns `None` having changed nothing, and
+/// [`payload_checked`] decodes it and names the error.
+#[inline]
+fn payload_fast<K: Key>(
+    bytes: &[u8],
+    config: &NormConfig,
+    batch: &mut SampleBatch<'_, K>,
+    exact: bool,
+) -> Option<usize> {
+    let head = config.dims.label_dense() * 4;
+    let max = config.max_nnz;
+    let room = config
+        .dims
+        .slot_num
+        .checked_mul(max as usize)?
+        .checked_add(CHUNK)?;
+    let head_bytes = bytes.get(..head)?;
+    let mut w = batch.begin().ok()?;
+    for (d, c) in w.label_dense().iter_mut().zip(head_bytes.chunks_exact(4)) {
+        let mut b = [0u8; 4];
+        b.copy_from_slice(c);
+        *d = f32::from_le_bytes(b);
+    }
+    let (base, offsets, values) = w.spare_slots(room)?;
+    // Every end offset of this sample is at most `base + room`: if that fits the key type,
+    // the conversions below cannot fail.
+    K::from_usize(base + room)?;
+    let mut p = head;
+    let mut k = 0;
+    for end_offset in offsets.iter_mut() {
+        let nnz = bytes.get(p..p + 4)?;
+        // A negative `nnz` wraps above any `u32` maximum: one comparison refuses both.
+        let n = u32::from_le_bytes([nnz[0], nnz[1], nnz[2], nnz[3]]);
+        if n > max {
+            return None;
+        }
+        let n = n as usize;
+        let start = p + 4;
+        // No overflow: n <= max_nnz (u32) and WIDTH <= 8.
+        p = start + n * K::WIDTH;
+        // In range: `k` is at most `room - CHUNK` before the last slot's keys.
+        let dst = values.get_mut(k..k + CHUNK)?;
+        match bytes.get(start..start + CHUNK * K::WIDTH) {
+            Some(src) => copy_keys(dst, src),
+            // The input ends within a chunk (the last sample, or a frame's last slot).
+            None => copy_keys(dst, bytes.get(start..p)?),
+        }
+        if n > CHUNK {
+            copy_keys(values.get_mut(k..k + n)?, bytes.get(start..p)?);
+        }
+        // `p <= bytes.len()` now: one of the copies above checked it.
+        k += n;
+        *end_offset = K::from_usize(base + k).unwrap_or_default();
+    }
+    if exact && p != bytes.len() {
+        return None;
+    }
+    w.commit_spare_slots(k);
+    w.finish().ok()?;
+    Some(p)
+}
+
+/// Keys from their little-endian bytes, as many as both sides hold.
+#[inline(always)]
+fn copy_keys<K: Key>(dst: &mut [K], src: &[u8]) {
+    for (d, c) in dst.iter_mut().zip(src.chunks_exact(K::WIDTH)) {
+        *d = K::from_le_slice(c);
+    }
+}
+
+/// [`payload`] one slot at a time, with every check where it applies: the path that names
+/// errors.
+fn payload_checked<K: Key>(
     bytes: &[u8],
     config: &NormConfig,
     batch: &mut SampleBatch<'_, K>,
@@ -575,5 +669,184 @@ fn framed<K: Key>(
             skip,
         }),
         Err(full @ Fail::Full(_)) => Err(full),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The fast path must be invisible: on any bytes (good samples, bad `nnz`, truncated or
+    //! over-long input, framed or not) and any batch state (values nearly full, batch full),
+    //! [`payload`] must return what [`payload_checked`] returns and leave the same batch.
+
+    extern crate std;
+
+    use std::vec;
+    use std::vec::Vec;
+
+    use proptest::prelude::*;
+    use proptest::test_runner::TestCaseError;
+
+    use super::*;
+    use crate::data::batch::Dims;
+
+    fn config() -> ProptestConfig {
+        let mut config = ProptestConfig::with_cases(if cfg!(miri) { 8 } else { 512 });
+        if cfg!(miri) {
+            config.failure_persistence = None;
+        }
+        config
+    }
+
+    /// `Fail` in a comparable form: (path, length or position, skip, kind, batch error).
+    type Outcome = (
+        u8,
+        usize,
+        Option<usize>,
+        Option<DataErrorKind>,
+        Option<BatchError>,
+    );
+
+    fn outcome(r: &Result<usize, Fail>) -> Outcome {
+        match *r {
+            Ok(len) => (0, len, None, None, None),
+            Err(Fail::Incomplete(n)) => (1, n, None, None, None),
+            Err(Fail::Full(e)) => (2, 0, None, None, Some(e)),
+            Err(Fail::Bad { kind, at, skip }) => (3, at, skip, Some(kind), None),
+        }
+    }
+
+    /// One sample's bytes: per slot an `nnz` drawn around `max` (negative sometimes) and that
+    /// many keys, then cut or extended.
+    fn sample_bytes() -> impl Strategy<Value = (Dims, u32, Vec<u8>, bool, usize, usize)> {
+        (0..=2usize, 0..=3usize, 1..=4usize, 0..=6u32).prop_flat_map(|(l, d, s, max)| {
+            let nnz = prop_oneof![
+                8 => 0..=max as i32,
+                1 => Just(max as i32 + 1),
+                1 => Just(-1i32),
+            ];
+            (
+                Just(Dims::new(l, d, s)),
+                Just(max),
+                prop::collection::vec((nnz, prop::collection::vec(any::<u8>(), 0..64)), s),
+                prop::collection::vec(any::<u8>(), (l + d) * 4),
+                // Cut (negative) or extend the sample by this many bytes.
+                -12i32..12,
+                any::<bool>(),
+                // Values free in the batch, and samples already in it.
+                0..40usize,
+                0..3usize,
+            )
+                .prop_map(|(dims, max, slots, head, delta, exact, free, before)| {
+                    let mut bytes = head;
+                    for (nnz, keys) in slots {
+                        bytes.extend_from_slice(&nnz.to_le_bytes());
+                        bytes.extend_from_slice(&keys[..keys.len().min(nnz.max(0) as usize * 8)]);
+                    }
+                    let len = (bytes.len() as i32 + delta).max(0) as usize;
+                    bytes.resize(len, 0xa5);
+                    (dims, max, bytes, exact, free, before)
+                })
+        })
+    }
+
+    fn same_as_checked<K: Key>(
+        (dims, max, bytes, exact, free, before): (Dims, u32, Vec<u8>, bool, usize, usize),
+    ) -> Result<(), TestCaseError> {
+        let config = NormConfig::new(dims, max);
+        let capacity = 3;
+        let values = before * dims.slot_num + free;
+        let (ld, offsets, _) = dims.buffer_lens(capacity, values).unwrap();
+        let mut bufs = [
+            (
+                vec![0f32; ld],
+                vec![K::default(); offsets],
+                vec![K::default(); values],
+            ),
+            (
+                vec![0f32; ld],
+                vec![K::default(); offsets],
+                vec![K::default(); values],
+            ),
+        ];
+        let mut results = Vec::new();
+        let mut states = Vec::new();
+        for (i, (ld, off, val)) in bufs.iter_mut().enumerate() {
+            let mut batch = SampleBatch::new(dims, ld, off, val).unwrap();
+            let one = [K::default()];
+            let slots: Vec<&[K]> = vec![&one[..]; dims.slot_num];
+            let head = vec![0.5f32; dims.label_dense()];
+            for _ in 0..before {
+                batch
+                    .push_sample(&head[..dims.label_dim], &head[dims.label_dim..], &slots)
+                    .unwrap();
+            }
+            // `payload`, spelled out to see which path took the sample.
+            let fast = if i == 0 {
+                payload_fast(&bytes, &config, &mut batch, exact)
+            } else {
+                None
+            };
+            let r = match fast {
+                Some(len) => Ok(len),
+                None => payload_checked(&bytes, &config, &mut batch, exact),
+            };
+            if i == 0 && r.is_ok() && free >= dims.slot_num * max as usize + CHUNK {
+                // Room for any sample: a good one must not need the slow path.
+                prop_assert!(fast.is_some());
+            }
+            results.push(outcome(&r));
+            let csr = batch.csr();
+            states.push((
+                batch.samples(),
+                // As bits: decoded floats may be NaN.
+                batch
+                    .label_dense()
+                    .iter()
+                    .map(|x| x.to_bits())
+                    .collect::<Vec<_>>(),
+                csr.row_offsets().to_vec(),
+                csr.values().to_vec(),
+            ));
+        }
+        prop_assert_eq!(&results[0], &results[1]);
+        prop_assert_eq!(&states[0], &states[1]);
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(config())]
+
+        #[test]
+        fn fast_path_matches_checked_u32(c in sample_bytes()) {
+            same_as_checked::<u32>(c)?;
+        }
+
+        #[test]
+        fn fast_path_matches_checked_i64(c in sample_bytes()) {
+            same_as_checked::<i64>(c)?;
+        }
+    }
+
+    #[test]
+    fn fast_path_takes_well_formed_samples() {
+        // A sample of 5 keys in one slot (more than a chunk) and an empty slot, as the
+        // last bytes of the input: the fast path's exact-copy and long-slot branches.
+        let dims = Dims::new(1, 0, 2);
+        let config = NormConfig::new(dims, 6);
+        let mut bytes = 1.5f32.to_le_bytes().to_vec();
+        bytes.extend_from_slice(&5i32.to_le_bytes());
+        for k in 10u32..15 {
+            bytes.extend_from_slice(&k.to_le_bytes());
+        }
+        bytes.extend_from_slice(&0i32.to_le_bytes());
+        let (mut ld, mut off, mut val) = ([0f32; 1], [0u32; 3], [0u32; 16]);
+        let mut batch = SampleBatch::new(dims, &mut ld, &mut off, &mut val).unwrap();
+        assert_eq!(
+            payload_fast(&bytes, &config, &mut batch, true),
+            Some(bytes.len())
+        );
+        assert_eq!(batch.keys(0, 0), Some(&[10, 11, 12, 13, 14][..]));
+        assert_eq!(batch.keys(0, 1), Some(&[][..]));
+        assert_eq!(batch.labels(0), Some(&[1.5][..]));
     }
 }
