@@ -6,7 +6,8 @@
 //! loader and interpreter land here next.
 //!
 //! With `std` (the default), [`dataset`] reads HugeCTR datasets (Norm, Raw, Parquet) from
-//! files into `tessera-core`'s sample batches.
+//! files into `tessera-core`'s sample batches, and [`pipeline`] is the main job: the data
+//! path end to end (decode with checksums, CSR batches, embedding-bag pooling), timed.
 //!
 //! LARGE strings made through the C ABI come from `malloc`, so C code may `free` them (or
 //! call `tessera_tstring_dealloc`) exactly as it would TensorFlow's.
@@ -15,3 +16,5 @@
 #[cfg(feature = "std")]
 pub mod dataset;
 pub mod ffi;
+#[cfg(feature = "std")]
+pub mod pipeline;

@@ -1,5 +1,5 @@
-//! The `tessera` program: the strings demo without arguments, and `tessera dataset` on the
-//! fixtures of `tests/fixtures/data`.
+//! The `tessera` program: the data-path run without arguments, the strings demo, and
+//! `tessera dataset` on the fixtures of `tests/fixtures/data`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -22,10 +22,33 @@ fn stdout(o: &Output) -> String {
 }
 
 #[test]
-fn without_arguments_it_shows_the_strings() {
-    let o = tessera(&[]);
+fn without_arguments_it_runs_the_data_path_on_the_bundled_dataset() {
+    let o = tessera(&["--seconds", "0"]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.contains(
+            "decoded: 1024 samples in 4 batches of 256, every checksum verified, 0 skipped"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("CSR: 26624 rows"), "{out}");
+    assert!(out.contains("throughput over 1 passes"), "{out}");
+}
+
+#[test]
+fn strings_shows_the_strings() {
+    let o = tessera(&["strings"]);
     assert!(o.status.success());
     assert!(stdout(&o).contains("TFLite string tensor: 7 strings"));
+}
+
+#[test]
+fn bad_arguments_are_errors() {
+    let o = tessera(&["--seconds", "soon"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--seconds"));
+    assert!(!tessera(&["frobnicate"]).status.success());
 }
 
 #[test]

@@ -1,120 +1,51 @@
-//! `tessera`: the main job. For now it shows tessera's strings end to end on a built-in
-//! vocabulary (or on the words given as arguments): build a TFLite string tensor, map it as
-//! OFFSET `TF_TString`s without copying a string byte, read it back as VIEWs, and print the
-//! strings and the bytes each representation used.
+//! `tessera`: the main job. With no arguments it runs HugeCTR's data path end to end on the
+//! bundled dataset (1 024 Criteo-shaped samples with checksums): decode into CSR batches,
+//! sum-pool every slot over an embedding table, and print what it found and the throughput.
 //!
-//! `tessera dataset …` inspects HugeCTR datasets and converts Parquet to Norm (see
-//! `tessera dataset --help`).
+//! - `tessera [--seconds S] [--batch N] [--dim D]`: that run, repeated for at least `S`
+//!   seconds (default 1) to time it.
+//! - `tessera strings [WORD ...]`: the strings demo (TFLite tensor, OFFSET and VIEW
+//!   `TF_TString`s, no copy).
+//! - `tessera dataset inspect|convert …`: HugeCTR datasets (see `tessera dataset --help`).
 
 mod args;
 mod dataset;
+mod pipeline;
 mod progress;
+mod strings;
 
 use std::process::ExitCode;
 
-use tessera_core::strings::{TfliteStrings, encode_tflite, tflite_encoded_len};
-use tessera_core::tstring::{NoHeap, OffsetStrings, TString, views_of_tflite};
+const USAGE: &str = "usage: tessera [--seconds S] [--batch N] [--dim D]
+       tessera strings [WORD ...]
+       tessera dataset inspect|convert ... (see tessera dataset --help)
 
-const DEFAULT_WORDS: &[&str] = &[
-    "hello",
-    "",
-    "on-device inference",
-    "a token longer than twenty-two bytes",
-    "naïve café",
-    "[CLS]",
-    "the quick brown fox jumps over the lazy dog",
-];
+With no arguments: decodes the bundled Norm dataset (checksums on) into CSR batches,
+sum-pools every slot over an embedding table, and prints the results and throughput.";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().is_some_and(|a| a == "dataset") {
-        return match dataset::main(&args[1..]) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("tessera: {e}");
-                ExitCode::FAILURE
-            }
-        };
-    }
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        println!(
-            "usage: tessera [WORD ...]\n       tessera dataset inspect|convert ... (see tessera dataset --help)\n\nEncodes the words (default: a built-in list) as a TFLite string tensor,\nmaps it as OFFSET TF_TStrings with no copy, and prints what each step used."
-        );
-        return ExitCode::SUCCESS;
-    }
-    let words: Vec<&str> = if args.is_empty() {
-        DEFAULT_WORDS.to_vec()
-    } else {
-        args.iter().map(String::as_str).collect()
+    let result = match args.first().map(String::as_str) {
+        Some("dataset") => dataset::main(&args[1..]),
+        Some("strings") => {
+            let words: Vec<&str> = if args.len() > 1 {
+                args[1..].iter().map(String::as_str).collect()
+            } else {
+                strings::DEFAULT_WORDS.to_vec()
+            };
+            strings::run(&words)
+        }
+        Some("-h" | "--help") => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        _ => pipeline::main(&args),
     };
-    match run(&words) {
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("tessera: {e}");
             ExitCode::FAILURE
         }
     }
-}
-
-fn run(words: &[&str]) -> Result<(), Box<dyn std::error::Error>> {
-    // 1. The TFLite string tensor, encoded into a buffer sized first. The buffer leaves room in
-    //    front for the OFFSET headers of step 2; the tensor is written once and never copied.
-    let tflite_len = tflite_encoded_len(words)?;
-    let headers = words.len() * 24;
-    let mut buf = vec![0u8; headers + tflite_len];
-    encode_tflite(words, &mut buf[headers..])?;
-
-    // 2. OFFSET strings: headers written in front of the tensor, pointing into it.
-    let offsets = OffsetStrings::from_tflite(&mut buf, headers)?;
-    let tensor = TfliteStrings::new(&offsets.buffer()[headers..])?;
-    println!(
-        "TFLite string tensor: {} strings, {} bytes ({} of offsets, {} of text)",
-        tensor.len(),
-        tflite_len,
-        tflite_len - tensor.data_bytes(),
-        tensor.data_bytes()
-    );
-    println!(
-        "OFFSET TF_TString array: {headers} bytes of headers in front of the tensor, 0 string bytes copied"
-    );
-
-    // 3. The same bytes as VIEW TF_TStrings (TensorFlow's DT_STRING layout), no copy either.
-    let mut views: Vec<TString> = (0..tensor.len()).map(|_| TString::new()).collect();
-    views_of_tflite(tensor, &mut views)?;
-    let text = tensor.as_bytes().as_ptr_range();
-    let in_place = views
-        .iter()
-        .all(|v| v.is_empty() || text.contains(&v.as_ptr()));
-    println!(
-        "VIEW TF_TString array: {} bytes, every string read in place: {in_place}\n",
-        views.len() * 24
-    );
-
-    println!(
-        "{:>3}  {:<6} {:<8} {:>5}  text",
-        "#", "header", "owned as", "bytes"
-    );
-    for (i, (s, v)) in offsets.iter().zip(&views).enumerate() {
-        if v.as_bytes() != s {
-            return Err(format!("string {i}: OFFSET and VIEW disagree").into());
-        }
-        let owned_as = if s.len() <= TString::<NoHeap>::SMALL_CAPACITY {
-            "SMALL"
-        } else {
-            "LARGE"
-        };
-        println!(
-            "{i:>3}  {:<6} {owned_as:<8} {:>5}  {:?}",
-            "OFFSET",
-            s.len(),
-            String::from_utf8_lossy(s)
-        );
-    }
-    let text_bytes: usize = words.iter().map(|w| w.len()).sum();
-    println!(
-        "\nA Vec<String> copy of the same strings: {} allocations, {} bytes.",
-        words.iter().filter(|w| !w.is_empty()).count() + 1,
-        text_bytes + words.len() * size_of::<String>()
-    );
-    Ok(())
 }

@@ -1,0 +1,187 @@
+//! The main job: HugeCTR's data path end to end over a Norm file in memory — decode with
+//! checksums into CSR batches, pool every slot over an embedding table — with the time each
+//! stage took. `tessera` with no arguments runs it on the bundled [`DEMO_NORM`].
+
+use std::time::{Duration, Instant};
+
+use tessera_core::data::{
+    Check, DataError, DecodeStats, Dims, NormConfig, NormDecoder, PoolConfig, PoolError, Pooling,
+    SampleBatch, Status, embedding_bag,
+};
+
+/// The bundled dataset (`lite-runtime/data/demo.norm`, written by `make_demo.py` there):
+/// 1 024 Criteo-shaped samples — 1 label, 13 dense features, 26 slots of 1 to 3 `u32` keys,
+/// slot `s` drawing from keys `400 s .. 400 (s + 1)` — with checksums.
+pub const DEMO_NORM: &[u8] = include_bytes!("../data/demo.norm");
+
+/// How [`DEMO_NORM`] is read.
+pub const DEMO_CONFIG: NormConfig = NormConfig::new(Dims::new(1, 13, 26), 3).with_check(Check::Sum);
+
+/// Keys in [`DEMO_NORM`]: 26 slots of 400.
+pub const DEMO_VOCAB: usize = 26 * 400;
+
+/// What a pipeline run did and how long it took.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// Samples decoded per pass.
+    pub samples: u64,
+    /// Batches per pass.
+    pub batches: u64,
+    /// Keys per pass.
+    pub keys: u64,
+    /// The decoder's counts of the last pass (skipped samples included).
+    pub stats: DecodeStats,
+    /// Passes over the file.
+    pub passes: u32,
+    /// Time spent decoding, all passes.
+    pub decode: Duration,
+    /// Time spent pooling, all passes.
+    pub pool: Duration,
+    /// Sum of every pooled value of the last pass (a checksum of the output).
+    pub pooled_sum: f64,
+    /// Bytes the pooling read and wrote per pass: table rows gathered, CSR read, output.
+    pub pool_bytes: u64,
+}
+
+/// Why the pipeline stopped.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PipelineError {
+    /// The file is bad.
+    Data(DataError),
+    /// A key is outside the table.
+    Pool(PoolError),
+}
+
+impl std::fmt::Display for PipelineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Data(e) => write!(f, "decoding: {e}"),
+            Self::Pool(e) => write!(f, "pooling: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for PipelineError {}
+
+/// A deterministic `vocab x dim` embedding table (values in `[-0.5, 0.5)`).
+pub fn demo_table(vocab: usize, dim: usize) -> Vec<f32> {
+    (0..vocab * dim)
+        .map(|i| ((i as u64).wrapping_mul(2_654_435_761) % 1000) as f32 / 1000.0 - 0.5)
+        .collect()
+}
+
+/// Decodes `file` in batches of `batch` samples and sum-pools each over `table` (`dim`
+/// columns), repeating whole passes until `min_time` has gone by (at least one pass).
+/// Buffers are allocated once, before the first pass.
+pub fn run(
+    file: &[u8],
+    config: NormConfig,
+    batch: usize,
+    table: &[f32],
+    dim: usize,
+    min_time: Duration,
+) -> Result<Report, PipelineError> {
+    let dims = config.dims;
+    let max_values = batch * dims.slot_num * config.max_nnz as usize;
+    let (ld_len, offsets_len, values_len) =
+        dims.buffer_lens(batch, max_values).unwrap_or((0, 1, 0));
+    let mut ld = vec![0f32; ld_len];
+    let mut offsets = vec![0u32; offsets_len];
+    let mut values = vec![0u32; values_len];
+    let mut out = vec![0f32; (offsets_len - 1) * dim];
+    let pool = PoolConfig::new(Pooling::Sum);
+    let mut report = Report {
+        samples: 0,
+        batches: 0,
+        keys: 0,
+        stats: DecodeStats::default(),
+        passes: 0,
+        decode: Duration::ZERO,
+        pool: Duration::ZERO,
+        pooled_sum: 0.0,
+        pool_bytes: 0,
+    };
+    let started = Instant::now();
+    while report.passes == 0 || started.elapsed() < min_time {
+        let mut b = SampleBatch::new(dims, &mut ld, &mut offsets, &mut values)
+            .map_err(|e| PipelineError::Data(no_room(e)))?;
+        let mut dec = NormDecoder::<u32>::new(config);
+        let (mut pos, mut sum, mut samples, mut batches, mut keys, mut bytes) =
+            (0, 0f64, 0u64, 0u64, 0u64, 0u64);
+        loop {
+            let t = Instant::now();
+            let p = dec
+                .decode(&file[pos..], &mut b)
+                .map_err(PipelineError::Data)?;
+            pos += p.consumed;
+            report.decode += t.elapsed();
+            if b.samples() > 0 {
+                let csr = b.csr();
+                let rows = csr.rows();
+                let t = Instant::now();
+                embedding_bag(csr, table, dim, &mut out[..rows * dim], pool)
+                    .map_err(PipelineError::Pool)?;
+                report.pool += t.elapsed();
+                sum += out[..rows * dim].iter().map(|&x| f64::from(x)).sum::<f64>();
+                samples += b.samples() as u64;
+                keys += csr.nnz() as u64;
+                batches += 1;
+                bytes += (csr.nnz() * dim * 4 + (rows + 1 + csr.nnz()) * 4 + rows * dim * 4) as u64;
+                b.clear();
+            }
+            if p.status != Status::BatchFull {
+                break;
+            }
+        }
+        let t = Instant::now();
+        report.stats = dec.finish(&file[pos..]).map_err(PipelineError::Data)?;
+        report.decode += t.elapsed();
+        report.passes += 1;
+        (report.samples, report.batches, report.keys) = (samples, batches, keys);
+        report.pooled_sum = sum;
+        report.pool_bytes = bytes;
+    }
+    Ok(report)
+}
+
+fn no_room(e: tessera_core::data::BatchError) -> DataError {
+    DataError {
+        kind: tessera_core::data::DataErrorKind::Batch(e),
+        sample: None,
+        offset: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bundled_dataset_decodes_whole_and_pools() {
+        let table = demo_table(DEMO_VOCAB, 16);
+        let r = run(DEMO_NORM, DEMO_CONFIG, 256, &table, 16, Duration::ZERO).unwrap();
+        assert_eq!((r.samples, r.batches, r.passes), (1024, 4, 1));
+        assert_eq!(r.stats.skipped, 0);
+        assert!(r.keys >= 1024 * 26 && r.keys <= 1024 * 26 * 3);
+        assert!(r.pooled_sum.is_finite());
+    }
+
+    #[test]
+    fn a_corrupt_copy_names_its_sample() {
+        let mut bad = DEMO_NORM.to_vec();
+        let last = bad.len() - 1;
+        bad[last] ^= 0xff;
+        let table = demo_table(DEMO_VOCAB, 4);
+        let e = run(&bad, DEMO_CONFIG, 256, &table, 4, Duration::ZERO).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                PipelineError::Data(DataError {
+                    sample: Some(1023),
+                    ..
+                })
+            ),
+            "{e}"
+        );
+    }
+}
