@@ -22,6 +22,8 @@
 //! - [`ExpandCursor`]: `k` outputs per input row, ids `fork` then `next`.
 //! - [`ShuffleCursor`]: a table's rows in a seeded order through a caller's pool
 //!   ([`SplitMix64`]), ids passed through.
+//! - [`PartitionCursor`]: one worker's batches of a deterministic cursor (a seeded shuffle),
+//!   so a cursor set merged by batch is the serial order.
 //!
 //! ## Example
 //! ```
@@ -98,6 +100,7 @@
 mod error;
 mod expand;
 mod filter;
+mod partition;
 mod rng;
 mod row_cursor;
 mod rowid;
@@ -110,6 +113,7 @@ mod table;
 pub use error::CursorError;
 pub use expand::ExpandCursor;
 pub use filter::FilterCursor;
+pub use partition::PartitionCursor;
 pub use rng::SplitMix64;
 pub use row_cursor::RowCursor;
 pub use rowid::RowId;

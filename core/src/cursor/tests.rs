@@ -916,3 +916,48 @@ proptest! {
         assert_unique(&mut ids);
     }
 }
+
+// Partitions of a seeded shuffle: a cursor set's determinism.
+
+fn partition_of_shuffle(
+    recs: &[Rec],
+    pool_len: usize,
+    seed: u64,
+    size: u64,
+    w: u64,
+    n: u64,
+) -> Vec<Seen> {
+    let mut pool = vec![0u64; pool_len];
+    let shuffled = ShuffleCursor::new(table(recs), &mut pool, seed).unwrap();
+    let size = NonZeroU64::new(size).unwrap();
+    drain(&mut PartitionCursor::new(shuffled, size, w, n)).unwrap()
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Workers running the same seeded shuffle, each keeping its batches: their rows,
+    /// stably sorted by batch, are the serial shuffled cursor's (rows, ids and batches);
+    /// batch ids are disjoint across workers and non-decreasing within each (`drain`
+    /// checks that, and fusing).
+    #[test]
+    fn shuffled_partitions_merge_to_the_serial_shuffle(
+        n in 0..MAX_ROWS,
+        pool_len in 1..40usize,
+        seed in any::<u64>(),
+        size in 1..9u64,
+        workers in 1..5u64,
+    ) {
+        let recs = recs(n);
+        let serial = partition_of_shuffle(&recs, pool_len, seed, size, 0, 1);
+        prop_assert_eq!(rows_of(&serial), rows_of(&shuffled(&recs, pool_len, seed)));
+        let mut merged = Vec::new();
+        for w in 0..workers {
+            let part = partition_of_shuffle(&recs, pool_len, seed, size, w, workers);
+            prop_assert!(part.iter().all(|s| s.batch % workers == w));
+            merged.extend(part);
+        }
+        merged.sort_by_key(|s| s.batch);
+        prop_assert_eq!(merged, serial);
+    }
+}

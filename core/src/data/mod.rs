@@ -39,4 +39,6 @@ pub use norm::{Check, NormConfig, NormDecoder, NormEncoder, NormHeader};
 pub use pool::{OutOfRange, PoolConfig, PoolError, Pooling, embedding_bag, embedding_bag_tensor};
 pub use progress::{Progress, Status};
 pub use raw::{RawConfig, RawDecoder};
-pub use source::{BatchInfo, BatchSource, NormSlice, RawSlice, SliceSource, StreamDecoder};
+pub use source::{
+    BatchInfo, BatchSource, FilledBatch, NormSlice, RawSlice, SliceSource, StreamDecoder,
+};

@@ -242,3 +242,44 @@ fn short_batch(sample: u64, offset: usize) -> DataError {
         offset: offset as u64,
     }
 }
+
+/// A batch already in memory (built with [`SampleBatch::push_sample`] or decoded elsewhere)
+/// as a one-batch [`BatchSource`], so a [`SampleCursor`](super::SampleCursor) reads CSR
+/// batches from any producer. Its rows are positions `first_row..`, in batch `id`.
+#[derive(Debug)]
+pub struct FilledBatch<'s, 'b, K> {
+    batch: &'s SampleBatch<'b, K>,
+    info: BatchInfo,
+    done: bool,
+}
+
+impl<'s, 'b, K: Key> FilledBatch<'s, 'b, K> {
+    /// `batch` as batch `id` of a source, its first sample at position `first_row`.
+    pub fn new(batch: &'s SampleBatch<'b, K>, info: BatchInfo) -> Self {
+        Self {
+            batch,
+            info,
+            done: false,
+        }
+    }
+}
+
+impl<K: Key> BatchSource<K> for FilledBatch<'_, '_, K> {
+    /// Copies the batch into the cursor's (which must hold it: else
+    /// [`DataErrorKind::Batch`](super::DataErrorKind::Batch)); then the end.
+    fn next_batch(
+        &mut self,
+        batch: &mut SampleBatch<'_, K>,
+    ) -> Result<Option<BatchInfo>, DataError> {
+        if self.done {
+            return Ok(None);
+        }
+        self.done = true;
+        batch.append(self.batch).map_err(|e| DataError {
+            kind: super::error::DataErrorKind::Batch(e),
+            sample: Some(self.info.first_row),
+            offset: 0,
+        })?;
+        Ok(Some(self.info))
+    }
+}

@@ -212,3 +212,37 @@ fn skipped_records_leave_no_empty_stop() {
     );
     assert_eq!(got[0].0, 1);
 }
+
+#[test]
+fn a_csr_batch_built_elsewhere_reads_through_the_cursor() {
+    let mut src = Buffers::<u32>::new(DIMS, 2, 8);
+    let mut built = src.batch(DIMS);
+    built.push_sample(&[1.0], &[0.5], &[&[3], &[4, 5]]).unwrap();
+    built.push_sample(&[0.0], &[0.25], &[&[], &[6]]).unwrap();
+    let info = BatchInfo {
+        id: 7,
+        first_row: 100,
+    };
+    let mut bufs = Buffers::<u32>::new(DIMS, 2, 8);
+    let mut cursor = SampleCursor::new(FilledBatch::new(&built, info), bufs.batch(DIMS));
+    assert!(cursor.move_next().unwrap());
+    assert_eq!(
+        (cursor.batch(), cursor.id().unwrap()),
+        (7, RowId::from_position(100))
+    );
+    assert_eq!(cursor.keys(1), Some(&[4, 5][..]));
+    assert!(cursor.move_next().unwrap());
+    assert_eq!(cursor.id().unwrap(), RowId::from_position(101));
+    assert!(!cursor.move_next().unwrap());
+
+    // A cursor batch too small for it is a typed error, not a truncation.
+    let mut small = Buffers::<u32>::new(DIMS, 1, 8);
+    let mut cursor = SampleCursor::new(FilledBatch::new(&built, info), small.batch(DIMS));
+    assert!(matches!(
+        cursor.move_next(),
+        Err(SampleCursorError::Data(DataError {
+            kind: DataErrorKind::Batch(_),
+            ..
+        }))
+    ));
+}
