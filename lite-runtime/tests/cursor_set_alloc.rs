@@ -62,6 +62,27 @@ fn file(config: NormConfig) -> Vec<u8> {
     out
 }
 
+/// Reads every row, adding label and first key; counts allocations (on every thread) from
+/// the middle of the pass to its end, workers' last batches and words included.
+fn half_pass_allocations<C: RowCursor>(
+    cursor: &mut C,
+    label_key: impl Fn(&C) -> (f32, u32),
+) -> (u32, usize, f64)
+where
+    C::Error: std::fmt::Debug,
+{
+    let (mut rows, mut sum, mut from) = (0u32, 0f64, 0);
+    while cursor.move_next().unwrap() {
+        if rows == SAMPLES / 2 {
+            from = ALLOCATIONS.load(Ordering::SeqCst);
+        }
+        let (label, key) = label_key(cursor);
+        sum += f64::from(label) + f64::from(key);
+        rows += 1;
+    }
+    (rows, ALLOCATIONS.load(Ordering::SeqCst) - from, sum)
+}
+
 #[test]
 fn a_warm_cursor_set_allocates_nothing_on_any_thread() {
     let config = NormConfig::new(DIMS, 3).with_check(Check::Sum);
@@ -71,26 +92,23 @@ fn a_warm_cursor_set_allocates_nothing_on_any_thread() {
         .with_workers(2)
         .with_queue_depth(2);
     let mut consumer = BatchBuffers::<u32>::new(DIMS, BATCH, max_values).unwrap();
-    let (rows, counted, sum) = thread::scope(|s| {
-        let set = CursorSet::scoped(s, set_config, |w, n| {
-            NormSlice::norm(config, &file).partition(w, n)
-        })
-        .unwrap();
-        let mut cursor = SampleCursor::new(set, consumer.batch().unwrap());
-        let (mut rows, mut sum, mut from) = (0u32, 0f64, 0);
-        while cursor.move_next().unwrap() {
-            if rows == SAMPLES / 2 {
-                from = ALLOCATIONS.load(Ordering::SeqCst);
-            }
-            sum += f64::from(cursor.labels()[0]) + f64::from(cursor.keys(0).unwrap()[0]);
-            rows += 1;
-        }
-        // Counted up to the end of the pass, the workers' last batches and words included.
-        let counted = ALLOCATIONS.load(Ordering::SeqCst) - from;
-        (rows, counted, sum)
-    });
-    assert_eq!(rows, SAMPLES);
     let expect: f64 = (0..SAMPLES).map(|r| 2.0 * f64::from(r)).sum();
-    assert_eq!(sum, expect);
-    assert_eq!(counted, 0, "allocations in the second half of the pass");
+    thread::scope(|s| {
+        let make = |w, n| NormSlice::norm(config, &file).partition(w, n);
+        // Copied into the consumer's batch, through a `SampleCursor`.
+        let set = CursorSet::scoped(s, set_config, make).unwrap();
+        let mut cursor = SampleCursor::new(set, consumer.batch().unwrap());
+        let (rows, counted, sum) =
+            half_pass_allocations(&mut cursor, |c| (c.labels()[0], c.keys(0).unwrap()[0]));
+        assert_eq!((rows, sum), (SAMPLES, expect));
+        assert_eq!(counted, 0, "allocations in the second half, copying");
+        // Read in place.
+        let mut cursor = CursorSet::scoped(s, set_config, make)
+            .unwrap()
+            .into_cursor();
+        let (rows, counted, sum) =
+            half_pass_allocations(&mut cursor, |c| (c.labels()[0], c.keys(0).unwrap()[0]));
+        assert_eq!((rows, sum), (SAMPLES, expect));
+        assert_eq!(counted, 0, "allocations in the second half, in place");
+    });
 }

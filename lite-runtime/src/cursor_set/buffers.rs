@@ -79,6 +79,24 @@ impl<K: Key> BatchBuffers<K> {
     }
 }
 
+/// Reading a filled batch in place, without [`resume`](BatchBuffers::resume)'s O(rows)
+/// check: every access is bounds-checked instead (O(1)), so inconsistent buffers give `None`,
+/// never a panic. `sample` must be below the batch's sample count (the caller's to keep).
+impl<K: Key> BatchBuffers<K> {
+    /// The labels and dense features of `sample`.
+    pub(super) fn label_dense(&self, sample: usize) -> Option<&[f32]> {
+        let w = self.dims.label_dense();
+        let start = sample.checked_mul(w)?;
+        self.label_dense.get(start..start.checked_add(w)?)
+    }
+
+    /// The keys of CSR rows `first..end` (one slot, or a whole sample's slots).
+    pub(super) fn key_rows(&self, first: usize, end: usize) -> Option<&[K]> {
+        let offset = |row: usize| self.offsets.get(row).and_then(|k| k.to_index());
+        self.values.get(offset(first)?..offset(end)?)
+    }
+}
+
 /// `n` default values, or [`CursorSetError::Memory`] where `vec![..; n]` would abort.
 fn zeroed<T: Default + Clone>(n: usize) -> Result<Vec<T>, CursorSetError> {
     let mut v = Vec::new();

@@ -5,7 +5,9 @@
 //!   (`SliceSource::partition(w, n)`: batches `w`, `w + n`, …) into its own buffers; the set
 //!   is a [`BatchSource`](tessera_core::data::BatchSource) handing the batches out in batch
 //!   order, so a `SampleCursor` over it is the serial cursor, rows, ids and batch numbers
-//!   alike, with the decoding spread over the workers.
+//!   alike, with the decoding spread over the workers. [`CursorSet::into_cursor`] gives the
+//!   same rows as a [`SetCursor`] that reads each batch where its worker decoded it, with no
+//!   copy into a batch of the consumer's (the faster way when the consumer needs no batch).
 //! - [`raw_cursors`]: the partitions' cursors themselves, unmerged, for consumers that do
 //!   not need the serial order (each cursor's batch numbers rise; the cursors share none).
 //! - [`BatchBuffers`]: the owned memory of one batch, which can cross threads.
@@ -52,16 +54,19 @@
 
 mod buffers;
 mod config;
+mod cursor;
 mod error;
 mod lane;
 mod raw;
 mod set;
+mod spawn;
 #[cfg(test)]
 mod tests;
 mod worker;
 
 pub use buffers::BatchBuffers;
 pub use config::CursorSetConfig;
+pub use cursor::SetCursor;
 pub use error::CursorSetError;
 pub use raw::raw_cursors;
 pub use set::CursorSet;

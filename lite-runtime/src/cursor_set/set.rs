@@ -1,17 +1,13 @@
 //! [`CursorSet`]: worker threads each reading a partition of one source, and the
 //! consolidating [`BatchSource`] that puts their batches back in serial order.
 
-use std::sync::Arc;
-use std::sync::mpsc::sync_channel;
-use std::thread::{self, JoinHandle, Scope, ScopedJoinHandle};
-
-use tessera_core::data::{BatchInfo, BatchSource, DataError, DataErrorKind, Key, SampleBatch};
+use tessera_core::data::{
+    BatchInfo, BatchSource, DataError, DataErrorKind, Dims, Key, SampleBatch,
+};
 
 use super::buffers::BatchBuffers;
-use super::config::CursorSetConfig;
-use super::error::CursorSetError;
 use super::lane::{Head, Lane};
-use super::worker;
+use super::spawn::Handle;
 
 /// A source read by `workers` threads at once, handed out in the serial order.
 ///
@@ -52,118 +48,29 @@ use super::worker;
 /// `batch_samples` and `max_values`), else the copy fails as a
 /// [`DataErrorKind::Batch`] error.
 pub struct CursorSet<'scope, K> {
-    lanes: Vec<Lane<K>>,
-    handles: Vec<Handle<'scope>>,
+    /// The sample shape.
+    pub(super) dims: Dims,
+    /// One per worker, in worker order.
+    pub(super) lanes: Vec<Lane<K>>,
+    /// The worker threads, joined at the end.
+    pub(super) handles: Vec<Handle<'scope>>,
     /// Samples per worker batch, to find the batch of an error's record.
-    capacity: u64,
+    pub(super) capacity: u64,
     /// The batch number handed out last.
-    last: Option<u64>,
-    done: bool,
-}
-
-/// A worker thread to join.
-enum Handle<'scope> {
-    Owned(JoinHandle<()>),
-    Scoped(ScopedJoinHandle<'scope, ()>),
-}
-
-/// A worker's body, boxed so that owned and scoped threads share the start-up code.
-type Work<'scope> = Box<dyn FnOnce() + Send + 'scope>;
-
-impl<K: Key + Send> CursorSet<'static, K> {
-    /// Starts `config.workers` threads, worker `w` of `n` reading `make_source(w, n)`
-    /// (called on the worker's thread, so the source need not be `Send`).
-    ///
-    /// Errors before any thread runs if the batch shape is unusable or its buffers cannot
-    /// be allocated; if the system refuses a thread, the ones started are stopped and
-    /// joined before the error returns.
-    pub fn spawn<S, F>(config: CursorSetConfig, make_source: F) -> Result<Self, CursorSetError>
-    where
-        F: Fn(u64, u64) -> S + Send + Sync + 'static,
-        S: BatchSource<K>,
-    {
-        Self::start(config, make_source, |name, work| {
-            thread::Builder::new()
-                .name(name)
-                .spawn(work)
-                .map(Handle::Owned)
-        })
-    }
+    pub(super) last: Option<u64>,
+    /// Ended, failed or dropped: the lanes are closed.
+    pub(super) done: bool,
 }
 
 impl<'scope, K: Key + Send> CursorSet<'scope, K> {
-    /// [`spawn`](CursorSet::spawn), with the threads started in `scope`, so the sources
-    /// may borrow what outlives it. Dropping the set joins them (the scope need not).
-    pub fn scoped<'env, S, F>(
-        scope: &'scope Scope<'scope, 'env>,
-        config: CursorSetConfig,
-        make_source: F,
-    ) -> Result<Self, CursorSetError>
-    where
-        F: Fn(u64, u64) -> S + Send + Sync + 'scope,
-        S: BatchSource<K>,
-    {
-        Self::start(config, make_source, |name, work| {
-            thread::Builder::new()
-                .name(name)
-                .spawn_scoped(scope, work)
-                .map(Handle::Scoped)
-        })
+    /// The sample shape.
+    pub fn dims(&self) -> Dims {
+        self.dims
     }
 
     /// Worker threads running (0 once the set has ended or failed).
     pub fn workers(&self) -> usize {
         self.handles.len()
-    }
-
-    fn start<S, F>(
-        config: CursorSetConfig,
-        make_source: F,
-        mut spawn: impl FnMut(String, Work<'scope>) -> std::io::Result<Handle<'scope>>,
-    ) -> Result<Self, CursorSetError>
-    where
-        F: Fn(u64, u64) -> S + Send + Sync + 'scope,
-        S: BatchSource<K>,
-    {
-        let workers = config.worker_count();
-        let pool = config.pool();
-        let mut first =
-            BatchBuffers::<K>::new(config.dims, config.batch_samples, config.max_values)?;
-        let capacity = first.batch()?.capacity() as u64;
-        let make = Arc::new(make_source);
-        // Filled as threads start: if one fails, dropping `set` stops and joins the rest.
-        let mut set = Self {
-            lanes: Vec::with_capacity(workers),
-            handles: Vec::with_capacity(workers),
-            capacity,
-            last: None,
-            done: false,
-        };
-        let mut spare = Some(first);
-        for w in 0..workers {
-            // Channels as deep as the pool never block a send: the pool is the bound.
-            let (to_consumer, rx) = sync_channel(pool);
-            let (back, buffers) = sync_channel(pool);
-            for _ in 0..pool {
-                let b = match spare.take() {
-                    Some(b) => b,
-                    None => {
-                        BatchBuffers::new(config.dims, config.batch_samples, config.max_values)?
-                    }
-                };
-                // Cannot be full: the channel holds a whole pool.
-                let _ = back.try_send(b);
-            }
-            let make = Arc::clone(&make);
-            let (worker, n) = (w as u64, workers as u64);
-            let work: Work<'scope> =
-                Box::new(move || worker::run(move || make(worker, n), to_consumer, buffers));
-            let handle =
-                spawn(format!("tessera-cursor-set-{w}"), work).map_err(CursorSetError::Thread)?;
-            set.lanes.push(Lane::new(rx, back, worker));
-            set.handles.push(handle);
-        }
-        Ok(set)
     }
 
     /// The lane whose head goes next: the lowest place, `None` once every worker has ended.
@@ -176,25 +83,68 @@ impl<'scope, K: Key + Send> CursorSet<'scope, K> {
             .map(|(_, i)| i)
     }
 
-    /// Copies a batch of lane `i` into `batch` and sends its buffers back.
-    fn hand_out(
-        &mut self,
-        i: usize,
-        info: BatchInfo,
-        samples: usize,
-        mut buffers: BatchBuffers<K>,
-        batch: &mut SampleBatch<'_, K>,
-    ) -> Result<BatchInfo, DataError> {
-        let copied = buffers.resume(samples).and_then(|b| batch.append(&b));
-        // The worker may have gone (it returns after its last word): the buffers just drop.
-        let _ = self.lanes[i].back.try_send(buffers);
-        if let Some(after) = self.last.filter(|&after| info.id <= after) {
-            return Err(stop(DataErrorKind::BatchOrder { id: info.id, after }, None));
+    /// The next batch in serial order, with its buffers (to [`give_back`](Self::give_back)
+    /// once read), or the error in its place; blocks until no worker can still send
+    /// anything before it. After `Ok(None)` or an error the workers are stopped and joined,
+    /// and every later call returns `Ok(None)`.
+    pub(super) fn take(&mut self) -> Result<Option<Taken<K>>, DataError> {
+        if self.done {
+            return Ok(None);
         }
-        copied.map_err(|e| stop(DataErrorKind::Batch(e), Some(info.first_row)))?;
-        self.last = Some(info.id);
-        Ok(info)
+        let workers = self.lanes.len() as u64;
+        loop {
+            let Some(lane) = self.next_lane() else {
+                self.shut_down();
+                return Ok(None);
+            };
+            match std::mem::replace(&mut self.lanes[lane].head, Head::Waiting) {
+                Head::Waiting => self.lanes[lane].receive(lane as u64, workers, self.capacity),
+                Head::Batch {
+                    info,
+                    samples,
+                    buffers,
+                } => {
+                    if let Some(after) = self.last.filter(|&after| info.id <= after) {
+                        self.shut_down();
+                        return Err(stop(DataErrorKind::BatchOrder { id: info.id, after }, None));
+                    }
+                    self.last = Some(info.id);
+                    return Ok(Some(Taken {
+                        lane,
+                        info,
+                        samples,
+                        buffers,
+                    }));
+                }
+                Head::Failed(e, _) => {
+                    self.shut_down();
+                    return Err(e);
+                }
+                // Never chosen (`next_lane` skips ended lanes); put back all the same.
+                Head::Ended => self.lanes[lane].head = Head::Ended,
+            }
+        }
     }
+
+    /// Returns a taken batch's buffers to its worker, to be filled again.
+    pub(super) fn give_back(&mut self, lane: usize, buffers: BatchBuffers<K>) {
+        // The worker may have gone (after its last word, or the set's end): they just drop.
+        if let Some(lane) = self.lanes.get(lane) {
+            let _ = lane.back.try_send(buffers);
+        }
+    }
+}
+
+/// A batch taken from a worker, to read and then give back.
+pub(super) struct Taken<K> {
+    /// The worker it came from.
+    pub lane: usize,
+    /// Its number and first row.
+    pub info: BatchInfo,
+    /// Samples in it.
+    pub samples: usize,
+    /// Its memory, filled by the worker.
+    pub buffers: BatchBuffers<K>,
 }
 
 impl<K> CursorSet<'_, K> {
@@ -204,12 +154,7 @@ impl<K> CursorSet<'_, K> {
         self.done = true;
         self.lanes.clear();
         for handle in self.handles.drain(..) {
-            // A worker's panics are caught and reported as errors, so a join error can only
-            // be a panic while dropping its source; there is nobody left to tell.
-            let _ = match handle {
-                Handle::Owned(h) => h.join(),
-                Handle::Scoped(h) => h.join(),
-            };
+            handle.join();
         }
     }
 }
@@ -231,36 +176,19 @@ impl<K: Key + Send> BatchSource<K> for CursorSet<'_, K> {
         &mut self,
         batch: &mut SampleBatch<'_, K>,
     ) -> Result<Option<BatchInfo>, DataError> {
-        if self.done {
+        let Some(mut taken) = self.take()? else {
             return Ok(None);
+        };
+        let copied = taken
+            .buffers
+            .resume(taken.samples)
+            .and_then(|b| batch.append(&b));
+        self.give_back(taken.lane, taken.buffers);
+        if let Err(e) = copied {
+            self.shut_down();
+            return Err(stop(DataErrorKind::Batch(e), Some(taken.info.first_row)));
         }
-        let workers = self.lanes.len() as u64;
-        loop {
-            let Some(i) = self.next_lane() else {
-                self.shut_down();
-                return Ok(None);
-            };
-            match std::mem::replace(&mut self.lanes[i].head, Head::Waiting) {
-                Head::Waiting => self.lanes[i].receive(i as u64, workers, self.capacity),
-                Head::Batch {
-                    info,
-                    samples,
-                    buffers,
-                } => {
-                    let handed = self.hand_out(i, info, samples, buffers, batch);
-                    if handed.is_err() {
-                        self.shut_down();
-                    }
-                    return handed.map(Some);
-                }
-                Head::Failed(e, _) => {
-                    self.shut_down();
-                    return Err(e);
-                }
-                // Never chosen (`next_lane` skips ended lanes); put back all the same.
-                Head::Ended => self.lanes[i].head = Head::Ended,
-            }
-        }
+        Ok(Some(taken.info))
     }
 }
 

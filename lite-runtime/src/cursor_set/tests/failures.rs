@@ -35,13 +35,14 @@ fn both(config: NormConfig, file: &[u8]) -> [(Vec<Row<u32>>, Option<SampleCursor
         NormSlice::norm(config, file),
         bufs.batch().unwrap(),
     ));
-    let set = thread::scope(|s| {
-        let set = CursorSet::scoped(s, set_config, |w, n| {
-            NormSlice::norm(config, file).partition(w, n)
-        })
-        .unwrap();
-        read(&mut SampleCursor::new(set, bufs.batch().unwrap()))
+    let (set, in_place) = thread::scope(|s| {
+        let make = |w, n| NormSlice::norm(config, file).partition(w, n);
+        let set = CursorSet::scoped(s, set_config, make).unwrap();
+        let copied = read(&mut SampleCursor::new(set, bufs.batch().unwrap()));
+        let set = CursorSet::scoped(s, set_config, make).unwrap();
+        (copied, read(&mut set.into_cursor()))
     });
+    assert_eq!(in_place, set);
     [serial, set]
 }
 
@@ -91,14 +92,18 @@ fn a_bad_nnz_mid_stream_seen_by_every_worker_still_comes_out_in_place() {
     ));
 }
 
-/// The rows and error of a set of 3 workers over [`Synthetic`] batches of 2.
+/// The rows and error of a set of 3 workers over [`Synthetic`] batches of 2 (the same
+/// through a `SampleCursor` and in place).
 fn synthetic(
-    make: impl Fn(u64, u64) -> Synthetic + Send + Sync + 'static,
+    make: impl Fn(u64, u64) -> Synthetic + Send + Sync + Clone + 'static,
 ) -> (Vec<Row<u32>>, Option<SampleCursorError>) {
     let config = CursorSetConfig::new(SYNTHETIC, 2, 2).with_workers(3);
-    let set = CursorSet::spawn(config, make).unwrap();
+    let set = CursorSet::spawn(config, make.clone()).unwrap();
     let mut bufs = consumer::<u32>(&config);
-    read(&mut SampleCursor::new(set, bufs.batch().unwrap()))
+    let copied = read(&mut SampleCursor::new(set, bufs.batch().unwrap()));
+    let in_place = read(&mut CursorSet::spawn(config, make).unwrap().into_cursor());
+    assert_eq!(in_place, copied);
+    copied
 }
 
 /// The error a panicking worker `worker` ends the pass with.

@@ -5,11 +5,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use proptest::prelude::*;
-use tessera_core::cursor::{RowCursor, RowId};
+use tessera_core::cursor::{CursorError, RowCursor, RowId};
 use tessera_core::data::{
-    BatchInfo, BatchSource, DataError, Dims, Key, NormConfig, NormEncoder, SampleBatch,
+    BatchInfo, BatchSource, DataError, Dims, KEYS, Key, NormConfig, NormEncoder, SampleBatch,
     SampleCursor, SampleCursorError,
 };
+use tessera_core::sparse::{InlineVBuffer, VBuffer};
 
 use super::*;
 
@@ -76,26 +77,82 @@ fn arb_samples(dims: Dims, max_nnz: usize) -> impl Strategy<Value = Vec<Sample>>
     proptest::collection::vec(sample, 0..60)
 }
 
-/// One row as a cursor shows it: batch, id, labels and dense (as bits), keys per slot.
-type Row<K> = (u64, RowId, Vec<u32>, Vec<u32>, Vec<Vec<K>>);
+/// One row as a cursor shows it: batch, id, labels and dense (as bits), keys per slot, and
+/// the keys column's indices (or its error).
+type Row<K> = (
+    u64,
+    RowId,
+    Vec<u32>,
+    Vec<u32>,
+    Vec<Vec<K>>,
+    Result<Vec<u32>, SampleCursorError>,
+);
 
-/// Every row of `cursor` and the error that ended it; checks the cursor then stays ended.
-fn read<K: Key, S: BatchSource<K>>(
-    cursor: &mut SampleCursor<'_, K, S>,
-) -> (Vec<Row<K>>, Option<SampleCursorError>) {
-    let slots = cursor.current_batch().dims().slot_num;
+/// What the tests read from a row: both cursors over samples have it.
+trait SampleRows<K>: RowCursor<Error = SampleCursorError> {
+    fn slots(&self) -> usize;
+    fn labels(&self) -> &[f32];
+    fn dense(&self) -> &[f32];
+    fn keys(&self, slot: usize) -> Option<&[K]>;
+}
+
+impl<K: Key, S: BatchSource<K>> SampleRows<K> for SampleCursor<'_, K, S> {
+    fn slots(&self) -> usize {
+        self.current_batch().dims().slot_num
+    }
+    fn labels(&self) -> &[f32] {
+        SampleCursor::labels(self)
+    }
+    fn dense(&self) -> &[f32] {
+        SampleCursor::dense(self)
+    }
+    fn keys(&self, slot: usize) -> Option<&[K]> {
+        SampleCursor::keys(self, slot)
+    }
+}
+
+impl<K: Key + Send> SampleRows<K> for SetCursor<'_, K> {
+    fn slots(&self) -> usize {
+        self.set().dims().slot_num
+    }
+    fn labels(&self) -> &[f32] {
+        SetCursor::labels(self)
+    }
+    fn dense(&self) -> &[f32] {
+        SetCursor::dense(self)
+    }
+    fn keys(&self, slot: usize) -> Option<&[K]> {
+        SetCursor::keys(self, slot)
+    }
+}
+
+/// Every row of `cursor` and the error that ended it; checks the cursor then stays ended,
+/// and that the keys column holds the row's keys.
+fn read<K: Key, C: SampleRows<K>>(cursor: &mut C) -> (Vec<Row<K>>, Option<SampleCursorError>) {
+    let slots = cursor.slots();
     let mut rows = Vec::new();
+    let mut vector: InlineVBuffer<f32, 16> = VBuffer::default();
     let end = loop {
         match cursor.move_next() {
-            Ok(true) => rows.push((
-                cursor.batch(),
-                cursor.id().unwrap(),
-                cursor.labels().iter().map(|v| v.to_bits()).collect(),
-                cursor.dense().iter().map(|v| v.to_bits()).collect(),
-                (0..slots)
+            Ok(true) => {
+                let keys: Vec<Vec<K>> = (0..slots)
                     .map(|s| cursor.keys(s).unwrap().to_vec())
-                    .collect(),
-            )),
+                    .collect();
+                // The keys column: its counts add up to the keys, or a key is out of range.
+                let column = cursor.get_vector(KEYS, &mut vector).map(|()| {
+                    let counted: f32 = vector.values().iter().sum();
+                    assert_eq!(counted as usize, keys.iter().map(Vec::len).sum::<usize>());
+                    vector.indices().to_vec()
+                });
+                rows.push((
+                    cursor.batch(),
+                    cursor.id().unwrap(),
+                    cursor.labels().iter().map(|v| v.to_bits()).collect(),
+                    cursor.dense().iter().map(|v| v.to_bits()).collect(),
+                    keys,
+                    column,
+                ));
+            }
             Ok(false) => break None,
             Err(e) => break Some(e),
         }
@@ -103,6 +160,7 @@ fn read<K: Key, S: BatchSource<K>>(
     for _ in 0..2 {
         assert_eq!(cursor.move_next(), Ok(false), "move_next after the end");
     }
+    assert_eq!(cursor.id(), Err(CursorError::Finished));
     (rows, end)
 }
 

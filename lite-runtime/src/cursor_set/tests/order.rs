@@ -91,18 +91,19 @@ fn consolidated_vs_serial<K: Key + Send + From<u32>>(
         NormSlice::norm(config, &file),
         bufs.batch().unwrap(),
     ));
-    let consolidated = thread::scope(|s| {
-        let set = CursorSet::scoped(s, set_config, |w, n| {
-            NormSlice::norm(config, &file).partition(w, n)
-        })
-        .unwrap();
-        read(&mut SampleCursor::new(set, bufs.batch().unwrap()))
+    let (copied, in_place) = thread::scope(|s| {
+        let make = |w, n| NormSlice::norm(config, &file).partition(w, n);
+        let set = CursorSet::scoped(s, set_config, make).unwrap();
+        let copied = read(&mut SampleCursor::new(set, bufs.batch().unwrap()));
+        let set = CursorSet::scoped(s, set_config, make).unwrap();
+        (copied, read(&mut set.into_cursor()))
     });
     if damage.is_none() && !r.skip {
         prop_assert!(serial.1.is_none());
         prop_assert_eq!(serial.0.len(), samples.len());
     }
-    prop_assert_eq!(consolidated, serial);
+    prop_assert_eq!(&copied, &serial);
+    prop_assert_eq!(&in_place, &serial);
     Ok(())
 }
 
@@ -111,7 +112,8 @@ proptest! {
 
     /// Rows, ids, batch numbers and the error that ends the pass (if the file is damaged)
     /// are the serial cursor's, whatever the workers, read-ahead, batch size, checksum mode
-    /// and policy; the cursor stays ended after it.
+    /// and policy, read through a `SampleCursor` over the set or in place; the cursor stays
+    /// ended after it.
     #[test]
     fn the_consolidated_cursor_is_the_serial_cursor(
         (dims, samples) in arb_data(),

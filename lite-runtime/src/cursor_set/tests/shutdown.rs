@@ -24,28 +24,38 @@ fn within_a_minute(f: impl FnOnce() + Send + 'static) {
 
 #[test]
 fn a_consumer_that_stops_early_stops_and_joins_every_worker() {
-    within_a_minute(|| {
-        let (made, dropped) = (Arc::default(), Arc::default());
-        let config = CursorSetConfig::new(SYNTHETIC, 4, 4)
-            .with_workers(3)
-            .with_queue_depth(0);
-        let set = {
-            let (made, dropped) = (Arc::clone(&made), Arc::clone(&dropped));
-            CursorSet::spawn(config, move |w, n| {
-                Synthetic::new(w, n, 100_000).counted(&made, &dropped)
-            })
-            .unwrap()
-        };
-        let mut bufs = consumer::<u32>(&config);
-        let mut cursor = SampleCursor::new(set, bufs.batch().unwrap());
-        for _ in 0..3 {
-            assert!(cursor.move_next().unwrap());
-        }
-        drop(cursor);
-        // Every source dropped: every worker returned, and the drop joined it.
-        assert_eq!(dropped.load(Ordering::SeqCst), 3);
-        assert!(made.load(Ordering::SeqCst) < 100);
-    });
+    for in_place in [false, true] {
+        within_a_minute(move || {
+            let (made, dropped) = (Arc::default(), Arc::default());
+            let config = CursorSetConfig::new(SYNTHETIC, 4, 4)
+                .with_workers(3)
+                .with_queue_depth(0);
+            let set = {
+                let (made, dropped) = (Arc::clone(&made), Arc::clone(&dropped));
+                CursorSet::spawn(config, move |w, n| {
+                    Synthetic::new(w, n, 100_000).counted(&made, &dropped)
+                })
+                .unwrap()
+            };
+            if in_place {
+                let mut cursor = set.into_cursor();
+                for _ in 0..3 {
+                    assert!(cursor.move_next().unwrap());
+                }
+                drop(cursor);
+            } else {
+                let mut bufs = consumer::<u32>(&config);
+                let mut cursor = SampleCursor::new(set, bufs.batch().unwrap());
+                for _ in 0..3 {
+                    assert!(cursor.move_next().unwrap());
+                }
+                drop(cursor);
+            }
+            // Every source dropped: every worker returned, and the drop joined it.
+            assert_eq!(dropped.load(Ordering::SeqCst), 3);
+            assert!(made.load(Ordering::SeqCst) < 100);
+        });
+    }
 }
 
 #[test]
