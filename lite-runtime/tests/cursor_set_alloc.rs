@@ -3,13 +3,23 @@
 //! The counter is global (every thread's allocations, unlike the per-thread counter of
 //! `tessera-alloc`'s steady-state tests), since the workers run on their own threads; so this
 //! binary holds a single test, and the harness has nothing else running while it counts.
+//!
+//! Warm-up must include every kind of wait: std's channels allocate a thread's wait context
+//! and a channel's list of waiters the first time a thread blocks on it, which in a free-running
+//! pass can happen for the first time at any moment. So the workers start late (the consumer
+//! blocks on each) and the consumer stalls once (each worker blocks for a buffer), all in the
+//! first half.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
+use std::time::Duration;
 
 use tessera_core::cursor::RowCursor;
-use tessera_core::data::{Check, Dims, NormConfig, NormEncoder, NormSlice, SampleCursor};
+use tessera_core::data::{
+    BatchInfo, BatchSource, Check, DataError, Dims, NormConfig, NormEncoder, NormSlice,
+    SampleBatch, SampleCursor,
+};
 use tessera_lite::cursor_set::{BatchBuffers, CursorSet, CursorSetConfig};
 
 static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
@@ -62,6 +72,24 @@ fn file(config: NormConfig) -> Vec<u8> {
     out
 }
 
+/// A source whose first batch comes after `delay`, so the consumer has to wait for it.
+struct LateStart<S> {
+    source: S,
+    delay: Option<Duration>,
+}
+
+impl<S: BatchSource<u32>> BatchSource<u32> for LateStart<S> {
+    fn next_batch(
+        &mut self,
+        batch: &mut SampleBatch<'_, u32>,
+    ) -> Result<Option<BatchInfo>, DataError> {
+        if let Some(d) = self.delay.take() {
+            thread::sleep(d);
+        }
+        self.source.next_batch(batch)
+    }
+}
+
 /// Reads every row, adding label and first key; counts allocations (on every thread) from
 /// the middle of the pass to its end, workers' last batches and words included.
 fn half_pass_allocations<C: RowCursor>(
@@ -73,6 +101,10 @@ where
 {
     let (mut rows, mut sum, mut from) = (0u32, 0f64, 0);
     while cursor.move_next().unwrap() {
+        if rows == SAMPLES / 4 {
+            // Every worker runs out of buffers and waits for one.
+            thread::sleep(Duration::from_millis(50));
+        }
         if rows == SAMPLES / 2 {
             from = ALLOCATIONS.load(Ordering::SeqCst);
         }
@@ -94,7 +126,10 @@ fn a_warm_cursor_set_allocates_nothing_on_any_thread() {
     let mut consumer = BatchBuffers::<u32>::new(DIMS, BATCH, max_values).unwrap();
     let expect: f64 = (0..SAMPLES).map(|r| 2.0 * f64::from(r)).sum();
     thread::scope(|s| {
-        let make = |w, n| NormSlice::norm(config, &file).partition(w, n);
+        let make = |w, n| LateStart {
+            source: NormSlice::norm(config, &file).partition(w, n),
+            delay: Some(Duration::from_millis(20 * (w + 1))),
+        };
         // Copied into the consumer's batch, through a `SampleCursor`.
         let set = CursorSet::scoped(s, set_config, make).unwrap();
         let mut cursor = SampleCursor::new(set, consumer.batch().unwrap());
