@@ -49,7 +49,20 @@
 //!         i += 1;
 //!     }
 //!     assert_eq!(i, 50);
-//! }); // the cursor (and the set) dropped above: every worker joined
+//!     drop(cursor); // stops and joins the workers (the end of the pass already had)
+//!
+//!     // The same rows read in place: no consumer batch, no copy.
+//!     let set = CursorSet::scoped(scope, set_config, |w, n| {
+//!         NormSlice::<u32>::norm(config, &file).partition(w, n)
+//!     })
+//!     .unwrap();
+//!     let mut cursor = set.into_cursor();
+//!     let mut sum = 0.0;
+//!     while cursor.move_next().unwrap() {
+//!         sum += cursor.labels()[0];
+//!     }
+//!     assert_eq!(sum, (0..50).sum::<u32>() as f32);
+//! });
 //! ```
 
 mod buffers;
