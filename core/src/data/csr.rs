@@ -259,13 +259,17 @@ impl<'a, K: Key> Csr<'a, K> {
             }));
         }
         self.values[committed..committed + nnz].copy_from_slice(other.values());
-        for (dst, src) in self.row_offsets[self.rows + 1..=self.rows + rows]
-            .iter_mut()
-            .zip(&other.row_offsets()[1..])
-        {
-            // Fits: the sum is at most `values.len()`, which fits in `K` (checked in `new`).
-            let o = src.to_index().unwrap_or(0) + committed;
-            *dst = K::from_usize(o).unwrap_or_default();
+        let dst = &mut self.row_offsets[self.rows + 1..=self.rows + rows];
+        if committed == 0 {
+            // Into an empty CSR (a batch handed from one thread to another) the offsets are
+            // the same numbers: one copy, not a conversion per row.
+            dst.copy_from_slice(&other.row_offsets()[1..]);
+        } else {
+            for (dst, src) in dst.iter_mut().zip(&other.row_offsets()[1..]) {
+                // Fits: the sum is at most `values.len()`, which fits in `K` (checked in `new`).
+                let o = src.to_index().unwrap_or(0) + committed;
+                *dst = K::from_usize(o).unwrap_or_default();
+            }
         }
         self.rows += rows;
         self.len = committed + nnz;
@@ -374,6 +378,20 @@ impl<'a, K: Key> CsrView<'a, K> {
         let (first, _) = row_offsets.split_first().ok_or(CsrError::NoOffsets)?;
         if first.to_index() != Some(0) {
             return Err(CsrError::FirstOffset);
+        }
+        // From 0, never decreasing, ending at `values.len()`: then every offset is in range.
+        // Checked without a branch per row first (it vectorises; a resumed batch checks tens
+        // of thousands of rows); the loop below only runs to name what is wrong.
+        let rising = row_offsets
+            .iter()
+            .zip(&row_offsets[1..])
+            .fold(true, |ok, (a, b)| ok & (a <= b));
+        let ends = row_offsets.last().and_then(|k| k.to_index()) == Some(values.len());
+        if rising && ends {
+            return Ok(Self {
+                row_offsets,
+                values,
+            });
         }
         let mut prev = 0usize;
         for (row, k) in row_offsets[1..].iter().enumerate() {

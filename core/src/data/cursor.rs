@@ -3,21 +3,15 @@
 use core::fmt;
 
 use super::batch::SampleBatch;
+use super::columns::{DENSE, LABEL, fill_dense, fill_key_counts, sample_columns};
 use super::error::DataError;
 use super::key::Key;
 use super::source::{BatchInfo, BatchSource};
 use crate::cursor::{
-    Column, ColumnKind, CursorError, CursorState, RowCursor, RowId, Scalar, Schema, ValueType,
+    Column, CursorError, CursorState, RowCursor, RowId, Scalar, Schema, ValueType,
 };
 use crate::sparse::{StorageMut, VBuffer};
 use crate::tstring::{StringHeap, TString};
-
-/// Column 0 of a [`SampleCursor`]: the labels, a dense vector of `label_dim`.
-pub const LABEL: usize = 0;
-/// Column 1: the dense features, a dense vector of `dense_dim`.
-pub const DENSE: usize = 1;
-/// Column 2: every key of the sample as one sparse indicator vector (see [`SampleCursor`]).
-pub const KEYS: usize = 2;
 
 /// Why a [`SampleCursor`] call failed: the source's decoding, or the cursor's use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,10 +56,9 @@ impl core::error::Error for SampleCursorError {}
 /// records, and the samples after a skipped record in the same batch take ids one below
 /// their record's position: still unique, and the same in serial and partitioned reads.
 ///
-/// Columns: [`LABEL`] and [`DENSE`] (dense vectors), and [`KEYS`], every key of every slot
-/// as one sparse vector of length `u32::MAX` holding at each key the number of times it
-/// occurs (HugeCTR requires slots' key ranges to be disjoint, so nothing is lost; keys
-/// must be below `u32::MAX`). Slot by slot, with no copy, the keys are
+/// Columns: [`LABEL`] and [`DENSE`] (dense vectors), and [`KEYS`](super::KEYS), every key
+/// of every slot as one sparse vector of length `u32::MAX` holding at each key the number of
+/// times it occurs ([`fill_key_counts`]; keys must be below `u32::MAX`). Slot by slot, with no copy, the keys are
 /// [`keys`](Self::keys).
 ///
 /// ```
@@ -107,27 +100,7 @@ impl<'b, K: Key, S: BatchSource<K>> SampleCursor<'b, K, S> {
     /// A cursor over `source`, decoding into `batch` (cleared first).
     pub fn new(source: S, mut batch: SampleBatch<'b, K>) -> Self {
         batch.clear();
-        let dims = batch.dims();
-        let columns = [
-            Column::new(
-                "label",
-                ColumnKind::DenseVector {
-                    len: dims.label_dim,
-                },
-            ),
-            Column::new(
-                "dense",
-                ColumnKind::DenseVector {
-                    len: dims.dense_dim,
-                },
-            ),
-            Column::new(
-                "keys",
-                ColumnKind::SparseVector {
-                    len: u32::MAX as usize,
-                },
-            ),
-        ];
+        let columns = sample_columns(batch.dims());
         Self {
             source,
             batch,
@@ -171,6 +144,20 @@ impl<'b, K: Key, S: BatchSource<K>> SampleCursor<'b, K, S> {
         self.state.is_on_row().then_some(self.index)
     }
 
+    /// Every key of the current sample, slot after slot (empty off a row).
+    fn sample_keys(&self) -> &[K] {
+        let Some(i) = self.row() else {
+            return &[];
+        };
+        let slots = self.batch.dims().slot_num;
+        let csr = self.batch.csr();
+        let offset = |row: usize| csr.row_offsets().get(row).and_then(|k| k.to_index());
+        match (offset(i * slots), offset((i + 1) * slots)) {
+            (Some(start), Some(end)) => csr.values().get(start..end).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+
     fn step(&mut self) -> Result<bool, DataError> {
         if self.state.is_on_row() && self.index + 1 < self.batch.samples() {
             self.index += 1;
@@ -190,63 +177,6 @@ impl<'b, K: Key, S: BatchSource<K>> SampleCursor<'b, K, S> {
                 None => return Ok(false),
             }
         }
-    }
-
-    fn fill_dense<St: StorageMut<Elem = f32>>(
-        src: &[f32],
-        dst: &mut VBuffer<St>,
-    ) -> Result<(), CursorError> {
-        let mut ed = dst.edit(src.len(), src.len())?;
-        ed.values().copy_from_slice(src);
-        ed.commit().map_err(|e| CursorError::Vector(e.error))
-    }
-
-    fn fill_keys<St: StorageMut<Elem = f32>>(
-        &self,
-        dst: &mut VBuffer<St>,
-    ) -> Result<(), CursorError> {
-        let i = self.state.check_row().map(|()| self.index)?;
-        let slots = self.batch.dims().slot_num;
-        let csr = self.batch.csr();
-        let row = i * slots;
-        let (start, end) = match (
-            csr.row_offsets().get(row),
-            csr.row_offsets().get(row + slots),
-        ) {
-            (Some(s), Some(e)) => (s.to_index().unwrap_or(0), e.to_index().unwrap_or(0)),
-            _ => (0, 0),
-        };
-        let keys = csr.values().get(start..end).unwrap_or(&[]);
-        let len = u32::MAX as usize;
-        let mut ed = dst.edit(len, keys.len())?;
-        let (values, indices) = ed.parts();
-        for (position, (ix, k)) in indices.iter_mut().zip(keys).enumerate() {
-            *ix = k
-                .to_index()
-                .and_then(|k| u32::try_from(k).ok())
-                .filter(|&k| k != u32::MAX)
-                .ok_or(CursorError::Vector(
-                    crate::sparse::SparseError::IndexOutOfRange {
-                        position,
-                        index: usize::try_from(k.to_i128().max(0)).unwrap_or(usize::MAX),
-                        len,
-                    },
-                ))?;
-        }
-        indices.sort_unstable();
-        // Collapse repeats into counts, in place.
-        let mut m = 0;
-        for j in 0..indices.len() {
-            if m > 0 && indices[m - 1] == indices[j] {
-                values[m - 1] += 1.0;
-            } else {
-                indices[m] = indices[j];
-                values[m] = 1.0;
-                m += 1;
-            }
-        }
-        ed.commit_truncated(m)
-            .map_err(|e| CursorError::Vector(e.error))
     }
 }
 
@@ -295,9 +225,9 @@ impl<K: Key, S: BatchSource<K>> RowCursor for SampleCursor<'_, K, S> {
         self.schema().expect(col, ValueType::Vector)?;
         self.state.check_row()?;
         match col {
-            LABEL => Self::fill_dense(self.labels(), dst)?,
-            DENSE => Self::fill_dense(self.dense(), dst)?,
-            _ => self.fill_keys(dst)?,
+            LABEL => fill_dense(self.labels(), dst)?,
+            DENSE => fill_dense(self.dense(), dst)?,
+            _ => fill_key_counts(self.sample_keys(), dst)?,
         }
         Ok(())
     }

@@ -106,6 +106,21 @@ pub enum DataErrorKind {
     },
     /// A single sample does not fit in an empty batch (its keys exceed the CSR's values).
     Batch(BatchError),
+    /// A cursor set's worker thread panicked (a bug in its source, not in the bytes); the
+    /// pass ends there as it would at bad bytes. `sample` is `None` and `offset` 0.
+    WorkerPanicked {
+        /// The worker, `0..workers`.
+        worker: u64,
+    },
+    /// A source numbered a batch at or below one already handed out, so a cursor set's
+    /// batches cannot be put in order (its partitions do not number batches as
+    /// `SliceSource::partition` does). `sample` is `None` and `offset` 0.
+    BatchOrder {
+        /// The batch number received.
+        id: u64,
+        /// The batch number handed out before it.
+        after: u64,
+    },
 }
 
 impl fmt::Display for DataError {
@@ -163,6 +178,13 @@ impl fmt::Display for DataErrorKind {
                 write!(f, "slot {slot}: key {value} does not fit the key type")
             }
             Self::Batch(e) => write!(f, "sample does not fit an empty batch: {e}"),
+            Self::WorkerPanicked { worker } => write!(f, "cursor set worker {worker} panicked"),
+            Self::BatchOrder { id, after } => {
+                write!(
+                    f,
+                    "batch {id} came after batch {after}: sources out of order"
+                )
+            }
         }
     }
 }

@@ -18,6 +18,7 @@
 //! `tessera-lite` (they need `std`), into the same batches.
 
 mod batch;
+mod columns;
 mod csr;
 mod cursor;
 mod error;
@@ -31,8 +32,9 @@ mod source;
 mod tests;
 
 pub use batch::{BatchError, Dims, SampleBatch, SampleWriter};
+pub use columns::{DENSE, KEYS, LABEL, fill_dense, fill_key_counts, sample_columns};
 pub use csr::{Checkpoint, Csr, CsrCapacity, CsrError, CsrView};
-pub use cursor::{DENSE, KEYS, LABEL, SampleCursor, SampleCursorError};
+pub use cursor::{SampleCursor, SampleCursorError};
 pub use error::{DataError, DataErrorKind, DecodeStats, EncodeError, ErrorPolicy};
 pub use key::Key;
 pub use norm::{Check, NormConfig, NormDecoder, NormEncoder, NormHeader};

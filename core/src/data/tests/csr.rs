@@ -191,3 +191,18 @@ fn append_copies_whole_batches_or_nothing() {
     assert_eq!(dst.append(&src), Err(BatchError::Full { capacity: 3 }));
     assert_eq!(dst.samples(), 3);
 }
+
+#[test]
+fn append_into_an_empty_batch_keeps_the_offsets() {
+    let dims = Dims::new(1, 0, 2);
+    let mut a = Buffers::<i64>::new(dims, 2, 8);
+    let mut b = Buffers::<i64>::new(dims, 2, 8);
+    let mut src = a.batch(dims);
+    src.push_sample(&[1.0], &[], &[&[4], &[5, 6]]).unwrap();
+    src.push_sample(&[3.0], &[], &[&[], &[7]]).unwrap();
+    let mut dst = b.batch(dims);
+    dst.append(&src).unwrap();
+    assert_eq!(dst.csr().row_offsets(), src.csr().row_offsets());
+    assert_eq!(dst.csr().values(), &[4, 5, 6, 7]);
+    assert_eq!(dst.keys(1, 1), Some(&[7][..]));
+}

@@ -1,0 +1,208 @@
+//! [`SetCursor`]: the consolidated rows read in place, in the workers' buffers, with no
+//! copy into a batch of the consumer's.
+
+use tessera_core::cursor::{
+    Column, CursorError, CursorState, RowCursor, RowId, Scalar, Schema, ValueType,
+};
+use tessera_core::data::{
+    BatchInfo, DENSE, Key, LABEL, SampleCursorError, fill_dense, fill_key_counts, sample_columns,
+};
+use tessera_core::sparse::{StorageMut, VBuffer};
+use tessera_core::tstring::{StringHeap, TString};
+
+use super::set::{CursorSet, Taken};
+
+/// The rows of a [`CursorSet`] in the serial order, read where the workers decoded them:
+/// the same rows, ids, batch numbers, columns and errors as `SampleCursor::new(set, batch)`,
+/// without copying each batch into the consumer's (`CursorSet::into_cursor`).
+///
+/// It holds one worker batch at a time and gives its buffers back when it moves past it, so
+/// the set's memory bound is unchanged and the consumer needs no batch of its own.
+pub struct SetCursor<'scope, K> {
+    set: CursorSet<'scope, K>,
+    /// The batch holding the current row.
+    current: Option<Taken<K>>,
+    /// The current batch's number and first row, kept after the end.
+    info: BatchInfo,
+    /// The current sample in `current`.
+    index: usize,
+    /// Rows yielded.
+    yielded: u64,
+    state: CursorState,
+    columns: [Column<'static>; 3],
+}
+
+impl<'scope, K: Key + Send> CursorSet<'scope, K> {
+    /// The set's rows as a row cursor that reads each batch in place (see [`SetCursor`]).
+    pub fn into_cursor(self) -> SetCursor<'scope, K> {
+        let columns = sample_columns(self.dims());
+        SetCursor {
+            set: self,
+            current: None,
+            info: BatchInfo {
+                id: 0,
+                first_row: 0,
+            },
+            index: 0,
+            yielded: 0,
+            state: CursorState::BeforeFirst,
+            columns,
+        }
+    }
+}
+
+impl<'scope, K: Key + Send> SetCursor<'scope, K> {
+    /// The set (for [`workers`](CursorSet::workers)).
+    pub fn set(&self) -> &CursorSet<'scope, K> {
+        &self.set
+    }
+
+    /// The current sample's labels (empty off a row).
+    pub fn labels(&self) -> &[f32] {
+        let label = self.set.dims().label_dim;
+        self.label_dense()
+            .and_then(|r| r.get(..label))
+            .unwrap_or(&[])
+    }
+
+    /// The current sample's dense features (empty off a row).
+    pub fn dense(&self) -> &[f32] {
+        let label = self.set.dims().label_dim;
+        self.label_dense()
+            .and_then(|r| r.get(label..))
+            .unwrap_or(&[])
+    }
+
+    /// The current sample's keys in `slot`; `None` off a row or past `slot_num`.
+    pub fn keys(&self, slot: usize) -> Option<&[K]> {
+        let slots = self.set.dims().slot_num;
+        if slot >= slots {
+            return None;
+        }
+        let (taken, i) = self.on_row()?;
+        let row = i.checked_mul(slots)?.checked_add(slot)?;
+        taken.buffers.key_rows(row, row.checked_add(1)?)
+    }
+
+    /// Every key of the current sample, slot after slot (empty off a row).
+    fn sample_keys(&self) -> &[K] {
+        let slots = self.set.dims().slot_num;
+        let keys = self.on_row().and_then(|(taken, i)| {
+            let first = i.checked_mul(slots)?;
+            taken.buffers.key_rows(first, first.checked_add(slots)?)
+        });
+        keys.unwrap_or(&[])
+    }
+
+    fn label_dense(&self) -> Option<&[f32]> {
+        let (taken, i) = self.on_row()?;
+        taken.buffers.label_dense(i)
+    }
+
+    /// The batch and sample of the current row.
+    fn on_row(&self) -> Option<(&Taken<K>, usize)> {
+        let taken = self.current.as_ref().filter(|_| self.state.is_on_row())?;
+        Some((taken, self.index))
+    }
+
+    fn step(&mut self) -> Result<bool, SampleCursorError> {
+        let more = self.current.as_ref().map(|t| t.samples);
+        if self.state.is_on_row() && more.is_some_and(|n| self.index + 1 < n) {
+            self.index += 1;
+            return Ok(true);
+        }
+        // A batch can come back empty (every record in it skipped): take the next.
+        loop {
+            if let Some(done) = self.current.take() {
+                self.set.give_back(done.lane, done.buffers);
+            }
+            match self.set.take()? {
+                Some(taken) => {
+                    self.info = taken.info;
+                    self.index = 0;
+                    let samples = taken.samples;
+                    self.current = Some(taken);
+                    if samples > 0 {
+                        return Ok(true);
+                    }
+                }
+                None => return Ok(false),
+            }
+        }
+    }
+}
+
+impl<K: Key + Send> RowCursor for SetCursor<'_, K> {
+    type Error = SampleCursorError;
+
+    fn schema(&self) -> Schema<'_> {
+        Schema::new(&self.columns)
+    }
+
+    fn move_next(&mut self) -> Result<bool, Self::Error> {
+        let mut state = self.state;
+        let r = state.advance(|| self.step());
+        self.state = state;
+        if r == Ok(true) {
+            self.yielded += 1;
+        } else if let Some(done) = self.current.take() {
+            // Ended or failed: the batch goes back now, not at the drop.
+            self.set.give_back(done.lane, done.buffers);
+        }
+        r
+    }
+
+    fn batch(&self) -> u64 {
+        self.info.id
+    }
+
+    fn position(&self) -> Option<u64> {
+        self.state.is_on_row().then(|| self.yielded - 1)
+    }
+
+    fn id(&self) -> Result<RowId, CursorError> {
+        self.state.check_row()?;
+        Ok(RowId::from_position(
+            self.info.first_row + self.index as u64,
+        ))
+    }
+
+    fn get_scalar(&self, col: usize) -> Result<Scalar, Self::Error> {
+        self.schema().expect(col, ValueType::AnyScalar)?;
+        Err(CursorError::ColumnOutOfRange { col, columns: 3 }.into())
+    }
+
+    fn get_vector<St: StorageMut<Elem = f32>>(
+        &self,
+        col: usize,
+        dst: &mut VBuffer<St>,
+    ) -> Result<(), Self::Error> {
+        self.schema().expect(col, ValueType::Vector)?;
+        self.state.check_row()?;
+        match col {
+            LABEL => fill_dense(self.labels(), dst)?,
+            DENSE => fill_dense(self.dense(), dst)?,
+            _ => fill_key_counts(self.sample_keys(), dst)?,
+        }
+        Ok(())
+    }
+
+    fn get_string<H: StringHeap>(
+        &self,
+        col: usize,
+        _dst: &mut TString<'_, H>,
+    ) -> Result<(), Self::Error> {
+        self.schema().expect(col, ValueType::String)?;
+        Err(CursorError::ColumnOutOfRange { col, columns: 3 }.into())
+    }
+}
+
+impl<K> core::fmt::Debug for SetCursor<'_, K> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SetCursor")
+            .field("info", &self.info)
+            .field("index", &self.index)
+            .field("state", &self.state)
+            .finish_non_exhaustive()
+    }
+}

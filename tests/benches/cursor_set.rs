@@ -1,0 +1,189 @@
+//! Cursor sets: rows per second reading a Norm file held in memory (200 000 samples of 1
+//! label, 13 dense features and 26 slots of 1..=3 `u32` keys, checksummed, so decoding does
+//! real work per byte) in batches of 1024, through
+//!
+//! - `serial`: one `SampleCursor` over the whole file, on the calling thread;
+//! - `set/2 copied`: a 2-worker `CursorSet` consolidated back to the serial order, read
+//!   through a `SampleCursor` on the calling thread (3 threads in all: the consumer copies
+//!   each batch into its own);
+//! - `set/2 in place`: the same set read through `into_cursor`, rows read where the workers
+//!   decoded them, at queue depths 1, 2 and 4;
+//! - `raw/2`: 2 unmerged `raw_cursors` on 2 scoped threads, each summing its own rows: no
+//!   handing over and no merging, the ceiling for 2 threads;
+//! - `pass over all`: one partition's pass over every batch it does not read (all of them),
+//!   what partitioning costs each worker.
+//!
+//! Per row the consumer adds the label and the first key of slot 0, so decoding dominates.
+//! Each iteration is a whole pass, threads started and joined included (and, for the sets,
+//! their batch buffers allocated: the serial and raw cursors reuse theirs).
+//!
+//! Run with `cargo bench -p tessera-tests --bench cursor_set`; results are summarised in
+//! `BENCHMARKS.md` at the workspace root.
+
+use std::hint::black_box;
+use std::thread;
+use std::time::Duration;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use tessera_core::cursor::RowCursor;
+use tessera_core::data::{
+    BatchSource, Check, Dims, NormConfig, NormEncoder, NormSlice, SampleCursor,
+};
+use tessera_lite::cursor_set::{BatchBuffers, CursorSet, CursorSetConfig, raw_cursors};
+
+const SAMPLES: usize = 200_000;
+const BATCH: usize = 1024;
+const DIMS: Dims = Dims::new(1, 13, 26);
+const MAX_NNZ: u32 = 3;
+/// Keys a batch has room for: every slot full.
+const VALUES: usize = BATCH * 26 * MAX_NNZ as usize;
+
+fn config() -> Criterion {
+    Criterion::default()
+        .sample_size(20)
+        .warm_up_time(Duration::from_secs(2))
+        .measurement_time(Duration::from_secs(8))
+}
+
+/// splitmix64, for deterministic data without a dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// The Norm file: checksummed records, 1..=3 keys per slot.
+fn file(config: NormConfig) -> Vec<u8> {
+    let enc = NormEncoder::<u32>::new(config);
+    let mut out = vec![0u8; 128 + SAMPLES * config.max_record_bytes(4)];
+    let mut n = enc.header(SAMPLES as u64, &mut out).unwrap();
+    let mut rng = Rng(7);
+    let mut keys = [[0u32; 3]; 26];
+    for _ in 0..SAMPLES {
+        let label = [(rng.next() & 1) as f32];
+        let dense: Vec<f32> = (0..13).map(|_| (rng.next() % 1000) as f32 / 7.0).collect();
+        let mut lens = [0usize; 26];
+        for (slot, (k, len)) in keys.iter_mut().zip(&mut lens).enumerate() {
+            *len = 1 + (rng.next() % 3) as usize;
+            for key in &mut k[..*len] {
+                *key = slot as u32 * 1_000_000 + (rng.next() % 1_000_000) as u32;
+            }
+        }
+        let slots: Vec<&[u32]> = keys.iter().zip(&lens).map(|(k, &l)| &k[..l]).collect();
+        n += enc.sample(&label, &dense, &slots, &mut out[n..]).unwrap();
+    }
+    out.truncate(n);
+    out
+}
+
+/// The consumer's per-row work: the label plus the first key of slot 0.
+fn consume<S: BatchSource<u32>>(mut cursor: SampleCursor<'_, u32, S>) -> f64 {
+    let mut sum = 0.0;
+    while cursor.move_next().unwrap() {
+        sum += f64::from(cursor.labels()[0]);
+        sum += f64::from(cursor.keys(0).map_or(0, |k| k[0]));
+    }
+    sum
+}
+
+fn cursor_set(c: &mut Criterion) {
+    let norm = NormConfig::new(DIMS, MAX_NNZ).with_check(Check::Sum);
+    let file = file(norm);
+    let file = &file[..];
+    let mut consumer = BatchBuffers::<u32>::new(DIMS, BATCH, VALUES).unwrap();
+
+    let serial = consume(SampleCursor::new(
+        NormSlice::norm(norm, file),
+        consumer.batch().unwrap(),
+    ));
+
+    let mut g = c.benchmark_group("cursor_set");
+    g.throughput(Throughput::Elements(SAMPLES as u64));
+    g.bench_function("serial", |b| {
+        b.iter(|| {
+            let source = NormSlice::norm(norm, black_box(file));
+            black_box(consume(SampleCursor::new(
+                source,
+                consumer.batch().unwrap(),
+            )))
+        })
+    });
+    let set = |depth| {
+        CursorSetConfig::new(DIMS, BATCH, VALUES)
+            .with_workers(2)
+            .with_queue_depth(depth)
+    };
+    g.bench_function("set/2 copied (queue depth 2)", |b| {
+        b.iter(|| {
+            let sum = thread::scope(|s| {
+                let set = CursorSet::scoped(s, set(2), |w, n| {
+                    NormSlice::norm(norm, black_box(file)).partition(w, n)
+                })
+                .unwrap();
+                consume(SampleCursor::new(set, consumer.batch().unwrap()))
+            });
+            assert_eq!(sum, serial);
+            black_box(sum)
+        })
+    });
+    for depth in [1, 2, 4] {
+        g.bench_function(format!("set/2 in place (queue depth {depth})"), |b| {
+            b.iter(|| {
+                let sum = thread::scope(|s| {
+                    let set = CursorSet::scoped(s, set(depth), |w, n| {
+                        NormSlice::<u32>::norm(norm, black_box(file)).partition(w, n)
+                    })
+                    .unwrap();
+                    let mut cursor = set.into_cursor();
+                    let mut sum = 0.0;
+                    while cursor.move_next().unwrap() {
+                        sum += f64::from(cursor.labels()[0]);
+                        sum += f64::from(cursor.keys(0).map_or(0, |k| k[0]));
+                    }
+                    sum
+                });
+                assert_eq!(sum, serial);
+                black_box(sum)
+            })
+        });
+    }
+    let mut buffers: Vec<_> = (0..2)
+        .map(|_| BatchBuffers::<u32>::new(DIMS, BATCH, VALUES).unwrap())
+        .collect();
+    g.bench_function("raw/2", |b| {
+        b.iter(|| {
+            let cursors = raw_cursors(&mut buffers, |w, n| {
+                NormSlice::norm(norm, black_box(file)).partition(w, n)
+            })
+            .unwrap();
+            let sum: f64 = thread::scope(|s| {
+                let threads: Vec<_> = cursors
+                    .into_iter()
+                    .map(|c| s.spawn(move || consume(c)))
+                    .collect();
+                threads.into_iter().map(|t| t.join().unwrap()).sum()
+            });
+            black_box(sum)
+        })
+    });
+    // What a worker pays for the batches it does not read: passing over all of them.
+    g.bench_function("pass over all", |b| {
+        b.iter(|| {
+            let source = NormSlice::norm(norm, black_box(file)).partition(0, 100_000);
+            black_box(consume(SampleCursor::new(
+                source,
+                consumer.batch().unwrap(),
+            )))
+        })
+    });
+    g.finish();
+}
+
+criterion_group! { name = benches; config = config(); targets = cursor_set }
+criterion_main!(benches);
