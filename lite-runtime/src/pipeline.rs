@@ -156,7 +156,10 @@ fn no_room(e: tessera_core::data::BatchError) -> DataError {
 mod tests {
     use super::*;
 
+    // Safe code only, over the whole bundled file: minutes under Miri, which checks the
+    // same decoder and pooling in tessera-core's own tests.
     #[test]
+    #[cfg_attr(miri, ignore)]
     fn the_bundled_dataset_decodes_whole_and_pools() {
         let table = demo_table(DEMO_VOCAB, 16);
         let r = run(DEMO_NORM, DEMO_CONFIG, 256, &table, 16, Duration::ZERO).unwrap();
@@ -167,6 +170,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore)]
     fn a_corrupt_copy_names_its_sample() {
         let mut bad = DEMO_NORM.to_vec();
         let last = bad.len() - 1;
