@@ -550,9 +550,9 @@ mod tests {
     ) -> Result<(), TestCaseError> {
         let rows: Vec<Vec<K>> = typed(&raw);
         let mut config = PoolConfig::new(pooling);
-        if modulo {
-            // Only an empty table errors under modulo.
-            prop_assume!(vocab == 0);
+        // Only an empty table errors under modulo, so modulo is tried on empty tables only
+        // (rejecting the other cases instead made Miri generate thousands of them).
+        if modulo && vocab == 0 {
             config = config.with_out_of_range(OutOfRange::Modulo);
         }
         let bad = rows.iter().enumerate().find_map(|(r, row)| {
