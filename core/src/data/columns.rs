@@ -86,3 +86,19 @@ pub fn fill_key_counts<K: Key, St: StorageMut<Elem = f32>>(
     ed.commit_truncated(m)
         .map_err(|e| CursorError::Vector(e.error))
 }
+
+/// Fills `dst` with vector column `col` of a sample ([`LABEL`], [`DENSE`] or [`KEYS`]), the
+/// schema having been checked: the one dispatch every sample-row cursor's `get_vector` needs.
+pub fn fill_sample_vector<K: Key, St: StorageMut<Elem = f32>>(
+    col: usize,
+    labels: &[f32],
+    dense: &[f32],
+    keys: &[K],
+    dst: &mut VBuffer<St>,
+) -> Result<(), CursorError> {
+    match col {
+        LABEL => fill_dense(labels, dst),
+        DENSE => fill_dense(dense, dst),
+        _ => fill_key_counts(keys, dst),
+    }
+}

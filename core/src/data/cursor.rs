@@ -3,7 +3,7 @@
 use core::fmt;
 
 use super::batch::SampleBatch;
-use super::columns::{DENSE, LABEL, fill_dense, fill_key_counts, sample_columns};
+use super::columns::{fill_sample_vector, sample_columns};
 use super::error::DataError;
 use super::key::Key;
 use super::source::{BatchInfo, BatchSource};
@@ -56,10 +56,11 @@ impl core::error::Error for SampleCursorError {}
 /// records, and the samples after a skipped record in the same batch take ids one below
 /// their record's position: still unique, and the same in serial and partitioned reads.
 ///
-/// Columns: [`LABEL`] and [`DENSE`] (dense vectors), and [`KEYS`](super::KEYS), every key
-/// of every slot as one sparse vector of length `u32::MAX` holding at each key the number of
-/// times it occurs ([`fill_key_counts`]; keys must be below `u32::MAX`). Slot by slot, with no copy, the keys are
-/// [`keys`](Self::keys).
+/// Columns: [`LABEL`](super::LABEL) and [`DENSE`](super::DENSE) (dense vectors), and
+/// [`KEYS`](super::KEYS), every key of every slot as one sparse vector of length `u32::MAX`
+/// holding at each key the number of times it occurs
+/// ([`fill_key_counts`](super::fill_key_counts); keys must be below `u32::MAX`). Slot by
+/// slot, with no copy, the keys are [`keys`](Self::keys).
 ///
 /// ```
 /// use tessera_core::cursor::RowCursor;
@@ -224,12 +225,14 @@ impl<K: Key, S: BatchSource<K>> RowCursor for SampleCursor<'_, K, S> {
     ) -> Result<(), Self::Error> {
         self.schema().expect(col, ValueType::Vector)?;
         self.state.check_row()?;
-        match col {
-            LABEL => fill_dense(self.labels(), dst)?,
-            DENSE => fill_dense(self.dense(), dst)?,
-            _ => fill_key_counts(self.sample_keys(), dst)?,
-        }
-        Ok(())
+        let keys = self.sample_keys();
+        Ok(fill_sample_vector(
+            col,
+            self.labels(),
+            self.dense(),
+            keys,
+            dst,
+        )?)
     }
 
     fn get_string<H: StringHeap>(

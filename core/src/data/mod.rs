@@ -32,7 +32,9 @@ mod source;
 mod tests;
 
 pub use batch::{BatchError, Dims, SampleBatch, SampleWriter};
-pub use columns::{DENSE, KEYS, LABEL, fill_dense, fill_key_counts, sample_columns};
+pub use columns::{
+    DENSE, KEYS, LABEL, fill_dense, fill_key_counts, fill_sample_vector, sample_columns,
+};
 pub use csr::{Checkpoint, Csr, CsrCapacity, CsrError, CsrView};
 pub use cursor::{SampleCursor, SampleCursorError};
 pub use error::{DataError, DataErrorKind, DecodeStats, EncodeError, ErrorPolicy};

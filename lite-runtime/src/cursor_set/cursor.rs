@@ -4,9 +4,7 @@
 use tessera_core::cursor::{
     Column, CursorError, CursorState, RowCursor, RowId, Scalar, Schema, ValueType,
 };
-use tessera_core::data::{
-    BatchInfo, DENSE, Key, LABEL, SampleCursorError, fill_dense, fill_key_counts, sample_columns,
-};
+use tessera_core::data::{BatchInfo, Key, SampleCursorError, fill_sample_vector, sample_columns};
 use tessera_core::sparse::{StorageMut, VBuffer};
 use tessera_core::tstring::{StringHeap, TString};
 
@@ -179,12 +177,14 @@ impl<K: Key + Send> RowCursor for SetCursor<'_, K> {
     ) -> Result<(), Self::Error> {
         self.schema().expect(col, ValueType::Vector)?;
         self.state.check_row()?;
-        match col {
-            LABEL => fill_dense(self.labels(), dst)?,
-            DENSE => fill_dense(self.dense(), dst)?,
-            _ => fill_key_counts(self.sample_keys(), dst)?,
-        }
-        Ok(())
+        let keys = self.sample_keys();
+        Ok(fill_sample_vector(
+            col,
+            self.labels(),
+            self.dense(),
+            keys,
+            dst,
+        )?)
     }
 
     fn get_string<H: StringHeap>(
