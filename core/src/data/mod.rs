@@ -22,6 +22,7 @@ mod columns;
 mod csr;
 mod cursor;
 mod error;
+mod index;
 mod key;
 pub mod norm;
 mod pool;
@@ -38,6 +39,7 @@ pub use columns::{
 pub use csr::{Checkpoint, Csr, CsrCapacity, CsrError, CsrView};
 pub use cursor::{SampleCursor, SampleCursorError};
 pub use error::{DataError, DataErrorKind, DecodeStats, EncodeError, ErrorPolicy};
+pub use index::BatchIndex;
 pub use key::Key;
 pub use norm::{Check, NormConfig, NormDecoder, NormEncoder, NormHeader};
 pub use pool::{OutOfRange, PoolConfig, PoolError, Pooling, embedding_bag, embedding_bag_tensor};

@@ -196,6 +196,17 @@ impl<K: Key> RawDecoder<K> {
         self.sample
     }
 
+    /// Moves forward to sample `sample` at stream offset `offset` (see
+    /// `NormDecoder::skip_to`); samples have one size, so the offset only has to agree.
+    pub(crate) fn skip_to(&mut self, sample: u64, offset: u64) {
+        let size = self.config.sample_bytes() as u64;
+        let agrees = sample.checked_mul(size) == Some(offset);
+        if agrees && self.failed.is_none() && sample >= self.sample && sample <= self.samples {
+            self.sample = sample;
+            self.offset = offset;
+        }
+    }
+
     /// Passes over up to `n` whole samples at the start of `input` without decoding them
     /// (see [`NormDecoder::pass_over`](super::NormDecoder::pass_over)).
     pub fn pass_over(&mut self, input: &[u8], n: u64) -> Result<Progress, DataError> {

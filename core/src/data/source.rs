@@ -3,6 +3,7 @@
 
 use super::batch::SampleBatch;
 use super::error::{DataError, DecodeStats};
+use super::index::BatchIndex;
 use super::key::Key;
 use super::norm::{NormConfig, NormDecoder};
 use super::progress::{Progress, Status};
@@ -45,7 +46,17 @@ pub trait StreamDecoder<K: Key> {
     fn position(&self) -> u64;
     /// Passes over up to `n` whole records without decoding them.
     fn pass_over(&mut self, input: &[u8], n: u64) -> Result<Progress, DataError>;
+    /// Moves forward to record `sample` starting at stream offset `offset`, found by an
+    /// earlier walk of the same stream (crate-private: only [`BatchIndex`] knows such
+    /// places).
+    #[doc(hidden)]
+    fn skip_to(&mut self, sample: u64, offset: u64, _: Sealed);
 }
+
+/// Keeps [`StreamDecoder::skip_to`] callable only from this crate.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct Sealed(());
 
 /// Both decoders already have these methods; the trait only names them.
 macro_rules! stream_decoder {
@@ -71,6 +82,9 @@ macro_rules! stream_decoder {
             fn pass_over(&mut self, input: &[u8], n: u64) -> Result<Progress, DataError> {
                 $d::pass_over(self, input, n)
             }
+            fn skip_to(&mut self, sample: u64, offset: u64, _: Sealed) {
+                $d::skip_to(self, sample, offset)
+            }
         }
     };
 }
@@ -91,6 +105,7 @@ pub struct SliceSource<'f, D> {
     ended: bool,
     pending: Option<DataError>,
     part: Option<Partition>,
+    index: Option<BatchIndex<'f>>,
 }
 
 /// Which batches a partitioned source reads: `worker` of `workers`, batch `k` being the
@@ -137,6 +152,7 @@ impl<'f, D> SliceSource<'f, D> {
             ended: false,
             pending: None,
             part: None,
+            index: None,
         }
     }
 
@@ -159,6 +175,15 @@ impl<'f, D> SliceSource<'f, D> {
         self
     }
 
+    /// The same source, jumping to its batches where `index` says they start instead of
+    /// passing over the records before them (a partition's next batch; see
+    /// [`BatchIndex`]). The index is used only if it is of a file as long as `bytes` and of
+    /// batches as large as the ones this source fills; else the source walks as before.
+    pub fn with_index(mut self, index: BatchIndex<'f>) -> Self {
+        self.index = Some(index);
+        self
+    }
+
     /// The decoder (for its statistics).
     pub fn decoder(&self) -> &D {
         &self.decoder
@@ -178,8 +203,12 @@ impl<K: Key, D: StreamDecoder<K>> BatchSource<K> for SliceSource<'_, D> {
         }
         let capacity = batch.capacity() as u64;
         if self.part.is_some() {
-            // Pass over the other workers' batches up to this worker's next one.
             let target = self.next.id.saturating_mul(capacity);
+            if let Err(e) = self.jump::<K>(target, capacity) {
+                self.ended = true;
+                return Err(e);
+            }
+            // Pass over the other workers' batches up to this worker's next one.
             let behind = target.saturating_sub(self.decoder.position());
             let passed = self.decoder.pass_over(&self.bytes[self.pos..], behind);
             match passed {
@@ -231,6 +260,34 @@ impl<K: Key, D: StreamDecoder<K>> BatchSource<K> for SliceSource<'_, D> {
         };
         self.next.id += self.part.map_or(1, |p| p.workers);
         Ok(Some(info))
+    }
+}
+
+impl<D> SliceSource<'_, D> {
+    /// Moves to record `target`, the start of batch `target / capacity`, if the index knows
+    /// where it is and it lies ahead; the header is read first.
+    fn jump<K: Key>(&mut self, target: u64, capacity: u64) -> Result<(), DataError>
+    where
+        D: StreamDecoder<K>,
+    {
+        let start = self
+            .index
+            .and_then(|index| index.start_for(self.next.id, capacity, self.bytes.len()));
+        let Some(start) = start.and_then(|s| usize::try_from(s).ok()) else {
+            return Ok(());
+        };
+        if self.decoder.position() >= target || start > self.bytes.len() {
+            return Ok(());
+        }
+        let header = self.decoder.pass_over(&self.bytes[self.pos..], 0)?;
+        self.pos += header.consumed;
+        if start >= self.pos {
+            self.decoder.skip_to(target, start as u64, Sealed(()));
+            if self.decoder.position() == target {
+                self.pos = start;
+            }
+        }
+        Ok(())
     }
 }
 

@@ -98,6 +98,18 @@ impl<K: Key> NormDecoder<K> {
         self.offset
     }
 
+    /// Moves forward to record `sample`, which starts at stream offset `offset`, as if
+    /// the records in between had been passed over (a [`BatchIndex`](crate::data::BatchIndex)
+    /// knows where). Ignored unless the header has been read and both move forward; a
+    /// failed decoder stays failed.
+    pub(crate) fn skip_to(&mut self, sample: u64, offset: u64) {
+        let ready = self.records.is_some() && self.failed.is_none();
+        if ready && sample >= self.sample && offset >= self.offset {
+            self.sample = sample;
+            self.offset = offset;
+        }
+    }
+
     /// Samples decoded and skipped so far.
     pub fn stats(&self) -> DecodeStats {
         self.stats

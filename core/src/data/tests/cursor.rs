@@ -246,3 +246,118 @@ fn a_csr_batch_built_elsewhere_reads_through_the_cursor() {
         }))
     ));
 }
+
+/// The rows and error of worker `w` of `workers`, unindexed and indexed (by `index_batch`).
+fn indexed_vs_walked(
+    config: NormConfig,
+    file: &[u8],
+    capacity: usize,
+    index_batch: usize,
+    w: u64,
+    workers: u64,
+) -> [(Vec<Read>, Option<SampleCursorError>); 2] {
+    let mut starts = [0u64; 64];
+    let index = BatchIndex::build(
+        NormDecoder::<u32>::new(config),
+        file,
+        index_batch,
+        &mut starts,
+    )
+    .unwrap();
+    let walked = rows(
+        NormSlice::norm(config, file).partition(w, workers),
+        capacity,
+    );
+    let source = NormSlice::norm(config, file).partition(w, workers);
+    let indexed = rows(source.with_index(index), capacity);
+    [walked, indexed]
+}
+
+proptest! {
+    #![proptest_config(super::config())]
+
+    /// A partition that jumps by an index reads what it reads by walking: the same rows and
+    /// the same error, on good files, files with one flipped byte, and cut files.
+    #[test]
+    fn an_indexed_partition_reads_what_a_walking_one_reads(
+        n in 0u32..30,
+        capacity in 1usize..5,
+        workers in 1u64..4,
+        sum in any::<bool>(),
+        flip in proptest::option::of((any::<proptest::sample::Index>(), 1u8..=255)),
+        cut in proptest::option::of(any::<proptest::sample::Index>()),
+    ) {
+        let check = if sum { Check::Sum } else { Check::None };
+        let config = NormConfig::new(DIMS, 4).with_check(check);
+        let mut file = encode(config, &samples(n));
+        if let Some((at, x)) = flip {
+            let at = at.index(file.len());
+            file[at] ^= x;
+        }
+        if let Some(at) = cut {
+            file.truncate(at.index(file.len() + 1));
+        }
+        for w in 0..workers {
+            let [walked, indexed] = indexed_vs_walked(config, &file, capacity, capacity, w, workers);
+            prop_assert_eq!(walked, indexed);
+        }
+    }
+}
+
+#[test]
+fn an_index_of_other_batches_or_another_file_is_not_used() {
+    let config = config();
+    let file = encode(config, &samples(20));
+    // Batches of 3 read with an index of batches of 4: walked, same rows.
+    let [walked, indexed] = indexed_vs_walked(config, &file, 3, 4, 1, 2);
+    assert_eq!(walked, indexed);
+    assert_eq!(walked.0.len(), 9);
+    // An index of a longer file: not used.
+    let longer = encode(config, &samples(21));
+    let mut starts = [0u64; 8];
+    let index =
+        BatchIndex::build(NormDecoder::<u32>::new(config), &longer, 3, &mut starts).unwrap();
+    let source = NormSlice::norm(config, &file).partition(1, 2);
+    assert_eq!(rows(source.with_index(index), 3), walked);
+}
+
+#[test]
+fn an_index_needs_one_start_per_batch() {
+    let config = config();
+    let file = encode(config, &samples(10));
+    let mut starts = [0u64; 3];
+    let e = BatchIndex::build(NormDecoder::<u32>::new(config), &file, 3, &mut starts);
+    assert_eq!(
+        e,
+        Err(crate::CapacityError {
+            needed: 4,
+            available: 3
+        })
+    );
+    assert_eq!(BatchIndex::batches_for(10, 3), 4);
+    let mut starts = [0u64; 4];
+    let index = BatchIndex::build(NormDecoder::<u32>::new(config), &file, 3, &mut starts).unwrap();
+    assert_eq!(index.batches(), 4);
+    assert_eq!(index.start(0), Some(config.header_bytes() as u64));
+    assert_eq!(index.start(4), None);
+}
+
+#[test]
+fn an_indexed_partition_does_not_walk_the_batches_it_skips() {
+    // Unframed, so a broken `nnz` in batch 0 stops whoever walks over it.
+    let config = NormConfig::new(DIMS, 4);
+    let good = encode(config, &samples(8));
+    let mut starts = [0u64; 4];
+    let index = BatchIndex::build(NormDecoder::<u32>::new(config), &good, 2, &mut starts).unwrap();
+    let mut bad = good.clone();
+    // Sample 0's first nnz (after label and dense): far too large.
+    let nnz_at = config.header_bytes() + 2 * 4;
+    bad[nnz_at..nnz_at + 4].copy_from_slice(&1000i32.to_le_bytes());
+    let walked = rows(NormSlice::norm(config, &bad).partition(1, 2), 2);
+    assert!(walked.1.is_some(), "walking meets the broken record");
+    let source = NormSlice::norm(config, &bad).partition(1, 2);
+    let (indexed, err) = rows(source.with_index(index), 2);
+    assert_eq!(err, None, "the index jumps over it");
+    let ids: Vec<u64> = indexed.iter().map(|r| r.1.low).collect();
+    assert_eq!(ids, [2, 3, 6, 7]);
+}

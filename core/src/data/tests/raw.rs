@@ -145,3 +145,32 @@ fn a_short_file_is_truncated() {
     );
     assert_eq!((e.sample, e.offset), (Some(1), 24));
 }
+
+#[test]
+fn raw_partitions_jump_by_an_index_too() {
+    let samples: Vec<_> = (0..11)
+        .map(|i| (i as f32, [0.5, 1.5], [i, i + 1, i + 2]))
+        .collect();
+    let file = raw_file(&samples);
+    let config = RawConfig::new(DIMS);
+    let decoder = RawDecoder::<u32>::new(config, file.len() as u64).unwrap();
+    let mut starts = [0u64; 4];
+    let index = BatchIndex::build(decoder, &file, 3, &mut starts).unwrap();
+    assert_eq!(index.batches(), 4);
+    assert_eq!(index.start(3), Some(9 * config.sample_bytes() as u64));
+    // Worker 1 of 2: batches 1 and 3.
+    let mut source = RawSlice::<u32>::raw(config, &file)
+        .unwrap()
+        .partition(1, 2)
+        .with_index(index);
+    let mut bufs = Buffers::<u32>::new(DIMS, 3, 9);
+    let mut firsts = Vec::new();
+    loop {
+        let mut batch = bufs.batch(DIMS);
+        let Some(info) = source.next_batch(&mut batch).unwrap() else {
+            break;
+        };
+        firsts.push((info.id, info.first_row, batch.labels(0).unwrap()[0]));
+    }
+    assert_eq!(firsts, [(1, 3, 3.0), (3, 9, 9.0)]);
+}
