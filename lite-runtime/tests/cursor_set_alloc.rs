@@ -1,4 +1,5 @@
-//! Once warm, a cursor set allocates nothing, on the consumer's thread or the workers'.
+//! Once warm, a cursor set allocates nothing, on the consumer's thread or the workers';
+//! and a set started with a pool of the last set's buffers allocates none of its own.
 //!
 //! The counter is global (every thread's allocations, unlike the per-thread counter of
 //! `tessera-alloc`'s steady-state tests), since the workers run on their own threads; so this
@@ -20,9 +21,10 @@ use tessera_core::data::{
     BatchInfo, BatchSource, Check, DataError, Dims, NormConfig, NormEncoder, NormSlice,
     SampleBatch, SampleCursor,
 };
-use tessera_lite::cursor_set::{BatchBuffers, CursorSet, CursorSetConfig};
+use tessera_lite::cursor_set::{BatchBuffers, BufferPool, CursorSet, CursorSetConfig};
 
 static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+static BYTES: AtomicUsize = AtomicUsize::new(0);
 
 struct Counting;
 
@@ -30,11 +32,13 @@ struct Counting;
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        BYTES.fetch_add(l.size(), Ordering::SeqCst);
         // SAFETY: same contract as ours.
         unsafe { System.alloc(l) }
     }
     unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        BYTES.fetch_add(l.size(), Ordering::SeqCst);
         // SAFETY: same contract as ours.
         unsafe { System.alloc_zeroed(l) }
     }
@@ -44,6 +48,7 @@ unsafe impl GlobalAlloc for Counting {
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        BYTES.fetch_add(n, Ordering::SeqCst);
         // SAFETY: same contract as ours.
         unsafe { System.realloc(p, l, n) }
     }
@@ -145,5 +150,32 @@ fn a_warm_cursor_set_allocates_nothing_on_any_thread() {
             half_pass_allocations(&mut cursor, |c| (c.labels()[0], c.keys(0).unwrap()[0]));
         assert_eq!((rows, sum), (SAMPLES, expect));
         assert_eq!(counted, 0, "allocations in the second half, in place");
+
+        // A whole pass, start to end: a set of its own buffers against one whose buffers
+        // come from the last pass's pool. The difference is at least every buffer.
+        let pass_bytes = |pool: &BufferPool<u32>| {
+            let from = BYTES.load(Ordering::SeqCst);
+            let set = CursorSet::scoped_pooled(s, set_config, pool, |w, n| {
+                NormSlice::<u32>::norm(config, &file).partition(w, n)
+            });
+            let mut cursor = set.unwrap().into_cursor();
+            let mut rows = 0u32;
+            while cursor.move_next().unwrap() {
+                rows += 1;
+            }
+            drop(cursor);
+            assert_eq!(rows, SAMPLES);
+            BYTES.load(Ordering::SeqCst) - from
+        };
+        let own = pass_bytes(&BufferPool::new());
+        let pool = BufferPool::new();
+        pass_bytes(&pool);
+        let pooled = pass_bytes(&pool);
+        let buffers =
+            2 * 3 * (BATCH * DIMS.label_dense() + BATCH * DIMS.slot_num + 1 + max_values) * 4;
+        assert!(
+            own - pooled >= buffers,
+            "a pooled pass allocated {pooled} bytes, an unpooled one {own}: {buffers} expected saved"
+        );
     });
 }

@@ -8,14 +8,19 @@
 //!   each batch into its own);
 //! - `set/2 in place`: the same set read through `into_cursor`, rows read where the workers
 //!   decoded them, at queue depths 1, 2 and 4;
+//! - `pooled`: the same sets started with `scoped_pooled` and one `BufferPool` for every
+//!   pass, so each pass reuses the buffers of the one before (a set per epoch);
 //! - `raw/2`: 2 unmerged `raw_cursors` on 2 scoped threads, each summing its own rows: no
 //!   handing over and no merging, the ceiling for 2 threads;
+//! - `indexed`: the workers' partitions jump to their batches by a `BatchIndex` built once,
+//!   instead of passing over the other worker's records (`index build`: building it);
 //! - `pass over all`: one partition's pass over every batch it does not read (all of them),
 //!   what partitioning costs each worker.
 //!
 //! Per row the consumer adds the label and the first key of slot 0, so decoding dominates.
-//! Each iteration is a whole pass, threads started and joined included (and, for the sets,
-//! their batch buffers allocated: the serial and raw cursors reuse theirs).
+//! Each iteration is a whole pass, threads started and joined included (and, for the
+//! unpooled sets, their batch buffers allocated: the serial and raw cursors, and the pooled
+//! sets, reuse theirs).
 //!
 //! Run with `cargo bench -p tessera-tests --bench cursor_set`; results are summarised in
 //! `BENCHMARKS.md` at the workspace root.
@@ -27,9 +32,10 @@ use std::time::Duration;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use tessera_core::cursor::RowCursor;
 use tessera_core::data::{
-    BatchSource, Check, Dims, NormConfig, NormEncoder, NormSlice, SampleCursor,
+    BatchIndex, BatchSource, Check, Dims, NormConfig, NormDecoder, NormEncoder, NormSlice,
+    SampleCursor,
 };
-use tessera_lite::cursor_set::{BatchBuffers, CursorSet, CursorSetConfig, raw_cursors};
+use tessera_lite::cursor_set::{BatchBuffers, BufferPool, CursorSet, CursorSetConfig, raw_cursors};
 
 const SAMPLES: usize = 200_000;
 const BATCH: usize = 1024;
@@ -132,12 +138,57 @@ fn cursor_set(c: &mut Criterion) {
             black_box(sum)
         })
     });
-    for depth in [1, 2, 4] {
-        g.bench_function(format!("set/2 in place (queue depth {depth})"), |b| {
+    let pool = BufferPool::new();
+    g.bench_function("set/2 copied, pooled (queue depth 2)", |b| {
+        b.iter(|| {
+            let sum = thread::scope(|s| {
+                let set = CursorSet::scoped_pooled(s, set(2), &pool, |w, n| {
+                    NormSlice::norm(norm, black_box(file)).partition(w, n)
+                })
+                .unwrap();
+                consume(SampleCursor::new(set, consumer.batch().unwrap()))
+            });
+            assert_eq!(sum, serial);
+            black_box(sum)
+        })
+    });
+    // Where each batch starts, found once: indexed partitions jump to their batches.
+    let mut starts = vec![0u64; BatchIndex::batches_for(SAMPLES as u64, BATCH)];
+    let index = BatchIndex::build(NormDecoder::<u32>::new(norm), file, BATCH, &mut starts).unwrap();
+    let partition = |w, n, indexed: bool| {
+        let source = NormSlice::<u32>::norm(norm, black_box(file)).partition(w, n);
+        if indexed {
+            source.with_index(index)
+        } else {
+            source
+        }
+    };
+    // Unpooled: each pass allocates (and first-touches) its buffers, as a set started
+    // without a pool does; pooled: each pass reuses the last one's, from the second on.
+    // Indexed: the workers jump to their batches by `index` instead of walking.
+    let variants = [
+        (1, false, false),
+        (2, false, false),
+        (4, false, false),
+        (1, true, false),
+        (2, true, false),
+        (1, true, true),
+        (2, true, true),
+    ];
+    for (depth, pooled, indexed) in variants {
+        let name = match (pooled, indexed) {
+            (false, _) => format!("set/2 in place (queue depth {depth})"),
+            (true, false) => format!("set/2 in place, pooled (queue depth {depth})"),
+            (true, true) => format!("set/2 in place, pooled, indexed (queue depth {depth})"),
+        };
+        pool.clear();
+        g.bench_function(name, |b| {
             b.iter(|| {
                 let sum = thread::scope(|s| {
-                    let set = CursorSet::scoped(s, set(depth), |w, n| {
-                        NormSlice::<u32>::norm(norm, black_box(file)).partition(w, n)
+                    let own = BufferPool::new();
+                    let pool = if pooled { &pool } else { &own };
+                    let set = CursorSet::scoped_pooled(s, set(depth), pool, |w, n| {
+                        partition(w, n, indexed)
                     })
                     .unwrap();
                     let mut cursor = set.into_cursor();
@@ -156,20 +207,28 @@ fn cursor_set(c: &mut Criterion) {
     let mut buffers: Vec<_> = (0..2)
         .map(|_| BatchBuffers::<u32>::new(DIMS, BATCH, VALUES).unwrap())
         .collect();
-    g.bench_function("raw/2", |b| {
-        b.iter(|| {
-            let cursors = raw_cursors(&mut buffers, |w, n| {
-                NormSlice::norm(norm, black_box(file)).partition(w, n)
+    for indexed in [false, true] {
+        let name = if indexed { "raw/2, indexed" } else { "raw/2" };
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let cursors = raw_cursors(&mut buffers, |w, n| partition(w, n, indexed)).unwrap();
+                let sum: f64 = thread::scope(|s| {
+                    let threads: Vec<_> = cursors
+                        .into_iter()
+                        .map(|c| s.spawn(move || consume(c)))
+                        .collect();
+                    threads.into_iter().map(|t| t.join().unwrap()).sum()
+                });
+                black_box(sum)
             })
-            .unwrap();
-            let sum: f64 = thread::scope(|s| {
-                let threads: Vec<_> = cursors
-                    .into_iter()
-                    .map(|c| s.spawn(move || consume(c)))
-                    .collect();
-                threads.into_iter().map(|t| t.join().unwrap()).sum()
-            });
-            black_box(sum)
+        });
+    }
+    let mut scratch = starts.clone();
+    g.bench_function("index build", |b| {
+        b.iter(|| {
+            let decoder = NormDecoder::<u32>::new(norm);
+            let built = BatchIndex::build(decoder, black_box(file), BATCH, &mut scratch);
+            black_box(built.unwrap().batches())
         })
     });
     // What a worker pays for the batches it does not read: passing over all of them.

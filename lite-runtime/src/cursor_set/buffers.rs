@@ -55,6 +55,17 @@ impl<K: Key> BatchBuffers<K> {
         self.dims
     }
 
+    /// Whether these are the buffers [`new`](Self::new) makes for the same arguments.
+    pub(super) fn fits(&self, dims: Dims, samples: usize, values: usize) -> bool {
+        dims == self.dims
+            && dims.buffer_lens(samples, values)
+                == Some((
+                    self.label_dense.len(),
+                    self.offsets.len(),
+                    self.values.len(),
+                ))
+    }
+
     /// An empty batch over the buffers. Cannot fail for buffers [`new`](Self::new) accepted;
     /// returns the error rather than panicking all the same.
     pub fn batch(&mut self) -> Result<SampleBatch<'_, K>, BatchError> {

@@ -206,3 +206,12 @@ impl<K> core::fmt::Debug for SetCursor<'_, K> {
             .finish_non_exhaustive()
     }
 }
+
+impl<K> Drop for SetCursor<'_, K> {
+    fn drop(&mut self) {
+        // Before the set's own drop, so the batch being read reaches the pool with the rest.
+        if let Some(done) = self.current.take() {
+            self.set.give_back(done.lane, done.buffers);
+        }
+    }
+}

@@ -44,8 +44,8 @@ pub(super) enum Head<K> {
 pub(super) struct Lane<K> {
     /// Batches and last words from the worker.
     pub rx: Receiver<Msg<K>>,
-    /// Buffers going back to the worker.
-    pub back: SyncSender<BatchBuffers<K>>,
+    /// Buffers going back to the worker; `None` once the set is shutting down.
+    pub back: Option<SyncSender<BatchBuffers<K>>>,
     /// What was received and not handed out.
     pub head: Head<K>,
     /// The lowest place of anything the worker may still send, so that a batch placed
@@ -63,7 +63,7 @@ impl<K> Lane<K> {
         let rank = if worker == 0 { 0 } else { 2 };
         Self {
             rx,
-            back,
+            back: Some(back),
             head: Head::Waiting,
             bound: Place { batch: 0, rank },
             own: worker,

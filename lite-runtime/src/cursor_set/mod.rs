@@ -11,6 +11,8 @@
 //! - [`raw_cursors`]: the partitions' cursors themselves, unmerged, for consumers that do
 //!   not need the serial order (each cursor's batch numbers rise; the cursors share none).
 //! - [`BatchBuffers`]: the owned memory of one batch, which can cross threads.
+//! - [`BufferPool`]: batch buffers kept from one set to the next (one set per epoch
+//!   allocates its buffers once, not every epoch).
 //!
 //! Once running, neither the workers nor the consumer allocate: batches travel as owned
 //! buffers through bounded channels and come back to be refilled. A decoding error or a
@@ -70,6 +72,7 @@ mod config;
 mod cursor;
 mod error;
 mod lane;
+mod pool;
 mod raw;
 mod set;
 mod spawn;
@@ -81,5 +84,6 @@ pub use buffers::BatchBuffers;
 pub use config::CursorSetConfig;
 pub use cursor::SetCursor;
 pub use error::CursorSetError;
+pub use pool::BufferPool;
 pub use raw::raw_cursors;
 pub use set::CursorSet;

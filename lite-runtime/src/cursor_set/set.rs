@@ -5,9 +5,15 @@ use tessera_core::data::{
     BatchInfo, BatchSource, DataError, DataErrorKind, Dims, Key, SampleBatch,
 };
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::TrySendError;
+
 use super::buffers::BatchBuffers;
 use super::lane::{Head, Lane};
+use super::pool::BufferPool;
 use super::spawn::Handle;
+use super::worker::Msg;
 
 /// A source read by `workers` threads at once, handed out in the serial order.
 ///
@@ -53,13 +59,17 @@ pub struct CursorSet<'scope, K> {
     /// One per worker, in worker order.
     pub(super) lanes: Vec<Lane<K>>,
     /// The worker threads, joined at the end.
-    pub(super) handles: Vec<Handle<'scope>>,
+    pub(super) handles: Vec<Handle<'scope, K>>,
     /// Samples per worker batch, to find the batch of an error's record.
     pub(super) capacity: u64,
     /// The batch number handed out last.
     pub(super) last: Option<u64>,
     /// Ended, failed or dropped: the lanes are closed.
     pub(super) done: bool,
+    /// Where every buffer goes once the workers are joined.
+    pub(super) pool: BufferPool<K>,
+    /// Raised at the end: workers stop before decoding into buffers still queued for them.
+    pub(super) stop: Arc<AtomicBool>,
 }
 
 impl<'scope, K: Key + Send> CursorSet<'scope, K> {
@@ -125,14 +135,6 @@ impl<'scope, K: Key + Send> CursorSet<'scope, K> {
             }
         }
     }
-
-    /// Returns a taken batch's buffers to its worker, to be filled again.
-    pub(super) fn give_back(&mut self, lane: usize, buffers: BatchBuffers<K>) {
-        // The worker may have gone (after its last word, or the set's end): they just drop.
-        if let Some(lane) = self.lanes.get(lane) {
-            let _ = lane.back.try_send(buffers);
-        }
-    }
 }
 
 /// A batch taken from a worker, to read and then give back.
@@ -148,14 +150,50 @@ pub(super) struct Taken<K> {
 }
 
 impl<K> CursorSet<'_, K> {
-    /// Closes every channel, so the workers return at their next send or receive, and
-    /// joins them.
+    /// Returns a taken batch's buffers to its worker, to be filled again (or, once the set
+    /// has ended, to the pool).
+    pub(super) fn give_back(&mut self, lane: usize, buffers: BatchBuffers<K>) {
+        let Some(lane) = self.lanes.get(lane) else {
+            self.pool.put(buffers);
+            return;
+        };
+        // A worker that has said its last word keeps its receiver alive until it is joined,
+        // so a send can only fail if the worker panicked while returning.
+        let sent = match &lane.back {
+            Some(back) => back.try_send(buffers),
+            None => Err(TrySendError::Disconnected(buffers)),
+        };
+        if let Err(TrySendError::Full(b) | TrySendError::Disconnected(b)) = sent {
+            self.pool.put(b);
+        }
+    }
+
+    /// Stops the workers (the flag; closing their buffers' way back wakes any waiting for
+    /// one), joins them, and parks every buffer in the pool: those the consumer held, those
+    /// on their way to it, and those on their way back. Allocates nothing.
     fn shut_down(&mut self) {
         self.done = true;
-        self.lanes.clear();
-        for handle in self.handles.drain(..) {
-            handle.join();
+        self.stop.store(true, Ordering::Release);
+        for lane in &mut self.lanes {
+            lane.back = None;
+            if let Head::Batch { buffers, .. } = std::mem::replace(&mut lane.head, Head::Ended) {
+                self.pool.put(buffers);
+            }
         }
+        // Once a worker has returned, nothing more arrives on either of its ways: drain both.
+        for (handle, lane) in self.handles.drain(..).zip(&self.lanes) {
+            if let Some(back) = handle.join() {
+                while let Ok(buffers) = back.try_recv() {
+                    self.pool.put(buffers);
+                }
+            }
+            while let Ok(msg) = lane.rx.try_recv() {
+                if let Msg::Batch { buffers, .. } = msg {
+                    self.pool.put(buffers);
+                }
+            }
+        }
+        self.lanes.clear();
     }
 }
 

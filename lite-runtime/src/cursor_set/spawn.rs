@@ -1,7 +1,7 @@
 //! Starting a [`CursorSet`]: its buffers, channels and worker threads, owned or scoped.
 
 use std::sync::Arc;
-use std::sync::mpsc::sync_channel;
+use std::sync::mpsc::{Receiver, sync_channel};
 use std::thread::{self, JoinHandle, Scope, ScopedJoinHandle};
 
 use tessera_core::data::{BatchSource, Key};
@@ -10,29 +10,33 @@ use super::buffers::BatchBuffers;
 use super::config::CursorSetConfig;
 use super::error::CursorSetError;
 use super::lane::Lane;
+use super::pool::BufferPool;
 use super::set::CursorSet;
 use super::worker;
 
+/// What a worker returns: the receiving end of its buffers' way back.
+type Returned<K> = Receiver<BatchBuffers<K>>;
+
 /// A worker thread to join.
-pub(super) enum Handle<'scope> {
+pub(super) enum Handle<'scope, K> {
     /// Started by [`CursorSet::spawn`].
-    Owned(JoinHandle<()>),
+    Owned(JoinHandle<Returned<K>>),
     /// Started by [`CursorSet::scoped`].
-    Scoped(ScopedJoinHandle<'scope, ()>),
+    Scoped(ScopedJoinHandle<'scope, Returned<K>>),
 }
 
 /// A worker's body, boxed so that owned and scoped threads share the start-up code.
-type Work<'scope> = Box<dyn FnOnce() + Send + 'scope>;
+type Work<'scope, K> = Box<dyn FnOnce() -> Returned<K> + Send + 'scope>;
 
-impl Handle<'_> {
-    /// Waits for the thread to return.
-    pub(super) fn join(self) {
+impl<K> Handle<'_, K> {
+    /// Waits for the thread to return; its buffers' way back, unless it panicked.
+    pub(super) fn join(self) -> Option<Returned<K>> {
         // A worker's panics are caught and reported as errors, so a join error can only be a
         // panic while dropping its source; there is nobody left to tell.
-        let _ = match self {
-            Handle::Owned(h) => h.join(),
-            Handle::Scoped(h) => h.join(),
-        };
+        match self {
+            Handle::Owned(h) => h.join().ok(),
+            Handle::Scoped(h) => h.join().ok(),
+        }
     }
 }
 
@@ -48,7 +52,21 @@ impl<K: Key + Send> CursorSet<'static, K> {
         F: Fn(u64, u64) -> S + Send + Sync + 'static,
         S: BatchSource<K>,
     {
-        Self::start(config, make_source, |name, work| {
+        Self::spawn_pooled(config, &BufferPool::new(), make_source)
+    }
+
+    /// [`spawn`](CursorSet::spawn), with the batch buffers taken from `pool` and put back
+    /// there when the set ends (see [`BufferPool`]).
+    pub fn spawn_pooled<S, F>(
+        config: CursorSetConfig,
+        pool: &BufferPool<K>,
+        make_source: F,
+    ) -> Result<Self, CursorSetError>
+    where
+        F: Fn(u64, u64) -> S + Send + Sync + 'static,
+        S: BatchSource<K>,
+    {
+        Self::start(config, pool, make_source, |name, work| {
             thread::Builder::new()
                 .name(name)
                 .spawn(work)
@@ -69,7 +87,22 @@ impl<'scope, K: Key + Send> CursorSet<'scope, K> {
         F: Fn(u64, u64) -> S + Send + Sync + 'scope,
         S: BatchSource<K>,
     {
-        Self::start(config, make_source, |name, work| {
+        Self::scoped_pooled(scope, config, &BufferPool::new(), make_source)
+    }
+
+    /// [`scoped`](CursorSet::scoped), with the batch buffers taken from `pool` and put back
+    /// there when the set ends (see [`BufferPool`]).
+    pub fn scoped_pooled<'env, S, F>(
+        scope: &'scope Scope<'scope, 'env>,
+        config: CursorSetConfig,
+        pool: &BufferPool<K>,
+        make_source: F,
+    ) -> Result<Self, CursorSetError>
+    where
+        F: Fn(u64, u64) -> S + Send + Sync + 'scope,
+        S: BatchSource<K>,
+    {
+        Self::start(config, pool, make_source, |name, work| {
             thread::Builder::new()
                 .name(name)
                 .spawn_scoped(scope, work)
@@ -79,17 +112,19 @@ impl<'scope, K: Key + Send> CursorSet<'scope, K> {
 
     fn start<S, F>(
         config: CursorSetConfig,
+        pool: &BufferPool<K>,
         make_source: F,
-        mut spawn: impl FnMut(String, Work<'scope>) -> std::io::Result<Handle<'scope>>,
+        mut spawn: impl FnMut(String, Work<'scope, K>) -> std::io::Result<Handle<'scope, K>>,
     ) -> Result<Self, CursorSetError>
     where
         F: Fn(u64, u64) -> S + Send + Sync + 'scope,
         S: BatchSource<K>,
     {
         let workers = config.worker_count();
-        let pool = config.pool();
-        let mut first =
-            BatchBuffers::<K>::new(config.dims, config.batch_samples, config.max_values)?;
+        let per_worker = config.pool();
+        pool.reserve(workers.saturating_mul(per_worker));
+        let take = || pool.take(config.dims, config.batch_samples, config.max_values);
+        let mut first = take()?;
         let capacity = first.batch()?.capacity() as u64;
         let make = Arc::new(make_source);
         // Filled as threads start: if one fails, dropping `set` stops and joins the rest.
@@ -100,26 +135,35 @@ impl<'scope, K: Key + Send> CursorSet<'scope, K> {
             capacity,
             last: None,
             done: false,
+            pool: pool.clone(),
+            stop: Arc::default(),
         };
+        // Every worker's buffers first: a worker that ends at once parks its buffers while
+        // later ones start, and they must not be taken again for those.
+        let mut ways = Vec::with_capacity(workers);
         let mut spare = Some(first);
-        for w in 0..workers {
-            // Channels as deep as the pool never block a send: the pool is the bound.
-            let (to_consumer, rx) = sync_channel(pool);
-            let (back, buffers) = sync_channel(pool);
-            for _ in 0..pool {
+        for _ in 0..workers {
+            // Channels as deep as a worker's buffers never block a send: the buffers are the
+            // bound.
+            let (to_consumer, rx) = sync_channel(per_worker);
+            let (back, buffers) = sync_channel(per_worker);
+            for _ in 0..per_worker {
                 let b = match spare.take() {
                     Some(b) => b,
-                    None => {
-                        BatchBuffers::new(config.dims, config.batch_samples, config.max_values)?
-                    }
+                    None => take()?,
                 };
-                // Cannot be full: the channel holds a whole pool.
+                // Cannot be full: the channel holds all of a worker's buffers.
                 let _ = back.try_send(b);
             }
+            ways.push((to_consumer, rx, back, buffers));
+        }
+        for (w, (to_consumer, rx, back, buffers)) in ways.into_iter().enumerate() {
             let make = Arc::clone(&make);
             let (worker, n) = (w as u64, workers as u64);
-            let work: Work<'scope> =
-                Box::new(move || worker::run(move || make(worker, n), to_consumer, buffers));
+            let (pool, stop) = (pool.clone(), Arc::clone(&set.stop));
+            let work: Work<'scope, K> = Box::new(move || {
+                worker::run(move || make(worker, n), to_consumer, buffers, &pool, &stop)
+            });
             let handle =
                 spawn(format!("tessera-cursor-set-{w}"), work).map_err(CursorSetError::Thread)?;
             set.lanes.push(Lane::new(rx, back, worker));

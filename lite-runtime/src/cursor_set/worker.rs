@@ -2,11 +2,13 @@
 //! sends them on, until its source ends or fails or the consumer goes away.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::mpsc::{Receiver, SyncSender};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, SendError, SyncSender};
 
 use tessera_core::data::{BatchInfo, BatchSource, DataError, DataErrorKind, Key};
 
 use super::buffers::BatchBuffers;
+use super::pool::BufferPool;
 
 /// What a worker tells the consumer. Everything after a batch is the worker's last word.
 pub(super) enum Msg<K> {
@@ -30,19 +32,31 @@ pub(super) enum Msg<K> {
 /// The worker's loop: `make` builds the source here, on the worker's thread, so the source
 /// itself need not be `Send`. Buffers arrive through `buffers` (the spawner puts the whole
 /// pool there first), so a worker runs at most a pool ahead of the consumer and allocates
-/// nothing. Returns when the consumer hangs up (a send or a receive fails).
+/// nothing. Returns when the consumer hangs up (a send or a receive fails) or raises
+/// `stop`, after its last word, or when making the source panics.
+///
+/// Every buffer the worker holds when it returns goes to `pool`; it returns the receiver,
+/// so that the set, once it has joined the worker, parks the buffers still on their way
+/// back to it too (dropping the receiver would drop them).
 pub(super) fn run<K: Key, S: BatchSource<K>>(
     make: impl FnOnce() -> S,
     to_consumer: SyncSender<Msg<K>>,
     buffers: Receiver<BatchBuffers<K>>,
-) {
+    pool: &BufferPool<K>,
+    stop: &AtomicBool,
+) -> Receiver<BatchBuffers<K>> {
     // A panic becomes a message rather than a silent hang-up, so the consumer can place it
     // in the batch order; the source is not used again after one.
     let Ok(mut source) = catch_unwind(AssertUnwindSafe(make)) else {
         let _ = to_consumer.send(Msg::Panicked);
-        return;
+        return buffers;
     };
     while let Ok(mut bufs) = buffers.recv() {
+        // Buffers still queued when the consumer stopped: not worth decoding into.
+        if stop.load(Ordering::Acquire) {
+            pool.put(bufs);
+            break;
+        }
         let filled = catch_unwind(AssertUnwindSafe(|| fill(&mut source, &mut bufs)));
         let msg = match filled {
             Ok(Ok(Some((info, samples)))) => Msg::Batch {
@@ -50,15 +64,33 @@ pub(super) fn run<K: Key, S: BatchSource<K>>(
                 samples,
                 buffers: bufs,
             },
-            Ok(Ok(None)) => Msg::End,
-            Ok(Err(e)) => Msg::Failed(e),
-            Err(_) => Msg::Panicked,
+            // Buffers are plain vectors, refilled from scratch: reusable whatever happened.
+            Ok(Ok(None)) => {
+                pool.put(bufs);
+                Msg::End
+            }
+            Ok(Err(e)) => {
+                pool.put(bufs);
+                Msg::Failed(e)
+            }
+            Err(_) => {
+                pool.put(bufs);
+                Msg::Panicked
+            }
         };
         let last = !matches!(msg, Msg::Batch { .. });
-        if to_consumer.send(msg).is_err() || last {
-            return;
+        match to_consumer.send(msg) {
+            Ok(()) if !last => {}
+            Ok(()) => break,
+            Err(SendError(msg)) => {
+                if let Msg::Batch { buffers, .. } = msg {
+                    pool.put(buffers);
+                }
+                break;
+            }
         }
     }
+    buffers
 }
 
 /// The source's next batch, decoded into `buffers`: its info and sample count.

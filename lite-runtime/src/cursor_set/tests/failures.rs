@@ -107,7 +107,7 @@ fn synthetic(
 }
 
 /// The error a panicking worker `worker` ends the pass with.
-fn panicked(worker: u64) -> Option<SampleCursorError> {
+pub(super) fn panicked(worker: u64) -> Option<SampleCursorError> {
     Some(SampleCursorError::Data(DataError {
         kind: DataErrorKind::WorkerPanicked { worker },
         sample: None,

@@ -16,6 +16,7 @@ use super::*;
 
 mod failures;
 mod order;
+mod pool;
 mod shutdown;
 
 /// Proptest cases: `PROPTEST_CASES` if set (keep it small under a sanitizer), few under Miri.
