@@ -150,6 +150,16 @@ fn a_warm_cursor_set_allocates_nothing_on_any_thread() {
             half_pass_allocations(&mut cursor, |c| (c.labels()[0], c.keys(0).unwrap()[0]));
         assert_eq!((rows, sum), (SAMPLES, expect));
         assert_eq!(counted, 0, "allocations in the second half, in place");
+        // Worker 0 decoding on the consumer's thread.
+        let local = set_config.with_consumer_decoding(true);
+        let mut cursor = CursorSet::scoped(s, local, make).unwrap().into_cursor();
+        let (rows, counted, sum) =
+            half_pass_allocations(&mut cursor, |c| (c.labels()[0], c.keys(0).unwrap()[0]));
+        assert_eq!((rows, sum), (SAMPLES, expect));
+        assert_eq!(
+            counted, 0,
+            "allocations in the second half, worker 0 on the consumer"
+        );
 
         // A whole pass, start to end: a set of its own buffers against one whose buffers
         // come from the last pass's pool. The difference is at least every buffer.

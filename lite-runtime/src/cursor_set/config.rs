@@ -21,6 +21,11 @@ pub struct CursorSetConfig {
     /// Keys a batch has room for in all. A partitioned source needs room for a whole batch
     /// of records (`batch_samples x slot_num x max_nnz` is always enough).
     pub max_values: usize,
+    /// Worker 0 decodes on the consumer's thread, when its batch is the next one due,
+    /// instead of on a thread of its own: `workers - 1` threads are started. With as many
+    /// workers as cores, that leaves no thread waiting for a core, and half the batches (for
+    /// 2 workers) need no handing over. Off by default.
+    pub consumer_decodes: bool,
 }
 
 impl CursorSetConfig {
@@ -33,6 +38,7 @@ impl CursorSetConfig {
             dims,
             batch_samples,
             max_values,
+            consumer_decodes: false,
         }
     }
 
@@ -48,7 +54,13 @@ impl CursorSetConfig {
         self
     }
 
-    /// Workers actually started.
+    /// The same configuration with worker 0 decoding on the consumer's thread (or not).
+    pub const fn with_consumer_decoding(mut self, on: bool) -> Self {
+        self.consumer_decodes = on;
+        self
+    }
+
+    /// Workers, threads or not.
     pub(super) fn worker_count(&self) -> usize {
         self.workers.max(1)
     }

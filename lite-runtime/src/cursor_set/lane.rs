@@ -1,12 +1,15 @@
 //! The consumer's view of one worker: its channels, the batch (or last word) received from
 //! it and not yet handed out, and where in the batch order that stands.
 
-use std::sync::mpsc::{Receiver, SyncSender};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
 
-use tessera_core::data::{BatchInfo, DataError, DataErrorKind};
+use tessera_core::data::{BatchInfo, BatchSource, DataError, DataErrorKind, Key};
 
 use super::buffers::BatchBuffers;
-use super::worker::Msg;
+use super::pool::BufferPool;
+use super::spawn::Handle;
+use super::worker::{Msg, next_message};
 
 /// Where something stands in the consolidated order: before everything of a higher
 /// `batch`, and at equal `batch` by `rank`.
@@ -41,11 +44,9 @@ pub(super) enum Head<K> {
 }
 
 /// One worker, seen from the consumer.
-pub(super) struct Lane<K> {
-    /// Batches and last words from the worker.
-    pub rx: Receiver<Msg<K>>,
-    /// Buffers going back to the worker; `None` once the set is shutting down.
-    pub back: Option<SyncSender<BatchBuffers<K>>>,
+pub(super) struct Lane<'scope, K> {
+    /// Where its batches come from.
+    pub way: Way<'scope, K>,
     /// What was received and not handed out.
     pub head: Head<K>,
     /// The lowest place of anything the worker may still send, so that a batch placed
@@ -55,18 +56,132 @@ pub(super) struct Lane<K> {
     own: u64,
 }
 
-impl<K> Lane<K> {
-    /// A lane for worker `worker`, nothing received yet.
-    pub fn new(rx: Receiver<Msg<K>>, back: SyncSender<BatchBuffers<K>>, worker: u64) -> Self {
+/// How a lane's batches arrive.
+pub(super) enum Way<'scope, K> {
+    /// From a worker thread, through channels.
+    Thread {
+        /// Batches and last words from the worker.
+        rx: Receiver<Msg<K>>,
+        /// Buffers going back to the worker; `None` once the set is shutting down.
+        back: Option<SyncSender<BatchBuffers<K>>>,
+        /// The thread, joined at the end.
+        handle: Option<Handle<'scope, K>>,
+    },
+    /// Decoded on the consumer's thread when its batch is the next one due.
+    Local {
+        /// The source; `None` once it has said its last word (or making it panicked).
+        source: Option<Box<dyn BatchSource<K> + 'scope>>,
+        /// The lane's one buffer, when it is not out with a batch.
+        buffers: Option<BatchBuffers<K>>,
+        /// Where buffers go when the lane is done with them.
+        pool: BufferPool<K>,
+    },
+}
+
+impl<'scope, K: Key> Lane<'scope, K> {
+    /// A lane for worker thread `worker`, nothing received yet.
+    pub fn thread(
+        rx: Receiver<Msg<K>>,
+        back: SyncSender<BatchBuffers<K>>,
+        handle: Handle<'scope, K>,
+        worker: u64,
+    ) -> Self {
+        Self::with_way(
+            Way::Thread {
+                rx,
+                back: Some(back),
+                handle: Some(handle),
+            },
+            worker,
+        )
+    }
+
+    /// A lane for worker `worker` decoded on the consumer's thread: `make` builds its
+    /// source now (a panic there is reported in the batch order, as a thread's would be).
+    pub fn local<S: BatchSource<K> + 'scope>(
+        make: impl FnOnce() -> S,
+        buffers: BatchBuffers<K>,
+        pool: BufferPool<K>,
+        worker: u64,
+    ) -> Self {
+        let source = catch_unwind(AssertUnwindSafe(make))
+            .ok()
+            .map(|s| Box::new(s) as Box<dyn BatchSource<K> + 'scope>);
+        Self::with_way(
+            Way::Local {
+                source,
+                buffers: Some(buffers),
+                pool,
+            },
+            worker,
+        )
+    }
+}
+
+impl<'scope, K> Lane<'scope, K> {
+    fn with_way(way: Way<'scope, K>, worker: u64) -> Self {
         // Before its first batch a worker can only fail passing over batch 0 (unless it
         // owns it), which goes out after batch 0's good rows.
         let rank = if worker == 0 { 0 } else { 2 };
         Self {
-            rx,
-            back: Some(back),
+            way,
             head: Head::Waiting,
             bound: Place { batch: 0, rank },
             own: worker,
+        }
+    }
+
+    /// Takes back a batch's buffers, to be filled again; returns them if the lane cannot
+    /// (its worker has gone, or the set is shutting down).
+    pub fn give_back(&mut self, buffers: BatchBuffers<K>) -> Option<BatchBuffers<K>> {
+        match &mut self.way {
+            Way::Thread {
+                back: Some(back), ..
+            } => match back.try_send(buffers) {
+                Ok(()) => None,
+                Err(TrySendError::Full(b) | TrySendError::Disconnected(b)) => Some(b),
+            },
+            Way::Thread { back: None, .. } => Some(buffers),
+            Way::Local {
+                source,
+                buffers: home,
+                ..
+            } => {
+                if source.is_some() && home.is_none() {
+                    *home = Some(buffers);
+                    None
+                } else {
+                    Some(buffers)
+                }
+            }
+        }
+    }
+
+    /// The worker's next message: received from its thread, or decoded here.
+    fn next_message(&mut self) -> Msg<K>
+    where
+        K: Key,
+    {
+        match &mut self.way {
+            // A worker that hung up without a last word can only have panicked.
+            Way::Thread { rx, .. } => rx.recv().unwrap_or(Msg::Panicked),
+            Way::Local {
+                source,
+                buffers,
+                pool,
+            } => {
+                let (Some(s), Some(b)) = (source.as_mut(), buffers.take()) else {
+                    // Making the source panicked (the consumer gives the buffers back
+                    // before it asks for the next batch, so they are always home here).
+                    *source = None;
+                    return Msg::Panicked;
+                };
+                let msg = next_message(&mut **s, b, pool);
+                if !matches!(msg, Msg::Batch { .. }) {
+                    *source = None;
+                }
+                msg
+            }
         }
     }
 
@@ -83,15 +198,18 @@ impl<K> Lane<K> {
         }
     }
 
-    /// Waits for the worker's next message and makes it the head. `worker` of `workers`,
-    /// `capacity` samples per batch, place errors.
-    pub fn receive(&mut self, worker: u64, workers: u64, capacity: u64) {
-        self.head = match self.rx.recv() {
-            Ok(Msg::Batch {
+    /// Waits for the worker's next message (or decodes it, on a local lane) and makes it
+    /// the head. `worker` of `workers`, `capacity` samples per batch, place errors.
+    pub fn receive(&mut self, worker: u64, workers: u64, capacity: u64)
+    where
+        K: Key,
+    {
+        self.head = match self.next_message() {
+            Msg::Batch {
                 info,
                 samples,
                 buffers,
-            }) => {
+            } => {
                 self.own = info.id.saturating_add(workers);
                 self.bound = if samples as u64 >= capacity {
                     // A full batch holds no error, so the worker's next word is about a
@@ -113,10 +231,9 @@ impl<K> Lane<K> {
                     buffers,
                 }
             }
-            Ok(Msg::End) => Head::Ended,
-            Ok(Msg::Failed(e)) => Head::Failed(e, error_place(&e, worker, workers, capacity)),
-            // A worker that hung up without a last word can only have panicked.
-            Ok(Msg::Panicked) | Err(_) => Head::Failed(
+            Msg::End => Head::Ended,
+            Msg::Failed(e) => Head::Failed(e, error_place(&e, worker, workers, capacity)),
+            Msg::Panicked => Head::Failed(
                 DataError {
                     kind: DataErrorKind::WorkerPanicked { worker },
                     sample: None,

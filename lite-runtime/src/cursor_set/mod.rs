@@ -8,6 +8,8 @@
 //!   alike, with the decoding spread over the workers. [`CursorSet::into_cursor`] gives the
 //!   same rows as a [`SetCursor`] that reads each batch where its worker decoded it, with no
 //!   copy into a batch of the consumer's (the faster way when the consumer needs no batch).
+//!   Worker 0 may decode on the consumer's thread instead of its own
+//!   ([`CursorSetConfig::with_consumer_decoding`]), so `n` workers need `n - 1` threads.
 //! - [`raw_cursors`]: the partitions' cursors themselves, unmerged, for consumers that do
 //!   not need the serial order (each cursor's batch numbers rise; the cursors share none).
 //! - [`BatchBuffers`]: the owned memory of one batch, which can cross threads.

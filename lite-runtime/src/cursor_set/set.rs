@@ -7,10 +7,9 @@ use tessera_core::data::{
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::TrySendError;
 
 use super::buffers::BatchBuffers;
-use super::lane::{Head, Lane};
+use super::lane::{Head, Lane, Way};
 use super::pool::BufferPool;
 use super::spawn::Handle;
 use super::worker::Msg;
@@ -43,6 +42,14 @@ use super::worker::Msg;
 ///   the workers notice at their next send or receive and return, and the set joins every
 ///   thread before returning: none is left running.
 ///
+/// # Worker 0 on the consumer's thread
+/// With [`consumer_decodes`](super::CursorSetConfig::consumer_decodes) set, worker 0's
+/// batches are decoded on the consumer's thread, when each is the next one due, into a
+/// single buffer of its own; the other workers run on threads as above. A set of `n`
+/// workers then starts `n - 1` threads, so with as many workers as cores no thread waits
+/// for a core, and a worker-0 batch needs no handing over. Rows, ids, batch numbers and
+/// errors (a panic in worker 0's source included) are the same as with a thread of its own.
+///
 /// # Lifetimes
 /// [`spawn`](Self::spawn) starts owned threads, so the sources must be `'static` (a
 /// `&'static` file: a leaked buffer or memory map, or sources that own their bytes).
@@ -57,9 +64,7 @@ pub struct CursorSet<'scope, K> {
     /// The sample shape.
     pub(super) dims: Dims,
     /// One per worker, in worker order.
-    pub(super) lanes: Vec<Lane<K>>,
-    /// The worker threads, joined at the end.
-    pub(super) handles: Vec<Handle<'scope, K>>,
+    pub(super) lanes: Vec<Lane<'scope, K>>,
     /// Samples per worker batch, to find the batch of an error's record.
     pub(super) capacity: u64,
     /// The batch number handed out last.
@@ -78,9 +83,19 @@ impl<'scope, K: Key + Send> CursorSet<'scope, K> {
         self.dims
     }
 
-    /// Worker threads running (0 once the set has ended or failed).
+    /// Worker threads running (0 once the set has ended or failed; a worker decoded on the
+    /// consumer's thread is not one).
     pub fn workers(&self) -> usize {
-        self.handles.len()
+        let running = |lane: &&Lane<'_, K>| {
+            matches!(
+                lane.way,
+                Way::Thread {
+                    handle: Some(_),
+                    ..
+                }
+            )
+        };
+        self.lanes.iter().filter(running).count()
     }
 
     /// The lane whose head goes next: the lowest place, `None` once every worker has ended.
@@ -153,17 +168,11 @@ impl<K> CursorSet<'_, K> {
     /// Returns a taken batch's buffers to its worker, to be filled again (or, once the set
     /// has ended, to the pool).
     pub(super) fn give_back(&mut self, lane: usize, buffers: BatchBuffers<K>) {
-        let Some(lane) = self.lanes.get(lane) else {
-            self.pool.put(buffers);
-            return;
+        let unwanted = match self.lanes.get_mut(lane) {
+            Some(lane) => lane.give_back(buffers),
+            None => Some(buffers),
         };
-        // A worker that has said its last word keeps its receiver alive until it is joined,
-        // so a send can only fail if the worker panicked while returning.
-        let sent = match &lane.back {
-            Some(back) => back.try_send(buffers),
-            None => Err(TrySendError::Disconnected(buffers)),
-        };
-        if let Err(TrySendError::Full(b) | TrySendError::Disconnected(b)) = sent {
+        if let Some(b) = unwanted {
             self.pool.put(b);
         }
     }
@@ -175,21 +184,35 @@ impl<K> CursorSet<'_, K> {
         self.done = true;
         self.stop.store(true, Ordering::Release);
         for lane in &mut self.lanes {
-            lane.back = None;
+            if let Way::Thread { back, .. } = &mut lane.way {
+                *back = None;
+            }
             if let Head::Batch { buffers, .. } = std::mem::replace(&mut lane.head, Head::Ended) {
                 self.pool.put(buffers);
             }
         }
         // Once a worker has returned, nothing more arrives on either of its ways: drain both.
-        for (handle, lane) in self.handles.drain(..).zip(&self.lanes) {
-            if let Some(back) = handle.join() {
-                while let Ok(buffers) = back.try_recv() {
-                    self.pool.put(buffers);
+        for lane in &mut self.lanes {
+            match &mut lane.way {
+                Way::Thread { rx, handle, .. } => {
+                    if let Some(back) = handle.take().and_then(Handle::join) {
+                        while let Ok(buffers) = back.try_recv() {
+                            self.pool.put(buffers);
+                        }
+                    }
+                    while let Ok(msg) = rx.try_recv() {
+                        if let Msg::Batch { buffers, .. } = msg {
+                            self.pool.put(buffers);
+                        }
+                    }
                 }
-            }
-            while let Ok(msg) = lane.rx.try_recv() {
-                if let Msg::Batch { buffers, .. } = msg {
-                    self.pool.put(buffers);
+                Way::Local {
+                    source, buffers, ..
+                } => {
+                    *source = None;
+                    if let Some(b) = buffers.take() {
+                        self.pool.put(b);
+                    }
                 }
             }
         }
@@ -239,7 +262,7 @@ impl<K> Drop for CursorSet<'_, K> {
 impl<K> core::fmt::Debug for CursorSet<'_, K> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("CursorSet")
-            .field("workers", &self.handles.len())
+            .field("lanes", &self.lanes.len())
             .field("capacity", &self.capacity)
             .field("last", &self.last)
             .field("done", &self.done)

@@ -50,7 +50,7 @@ impl<K: Key + Send> CursorSet<'static, K> {
     pub fn spawn<S, F>(config: CursorSetConfig, make_source: F) -> Result<Self, CursorSetError>
     where
         F: Fn(u64, u64) -> S + Send + Sync + 'static,
-        S: BatchSource<K>,
+        S: BatchSource<K> + 'static,
     {
         Self::spawn_pooled(config, &BufferPool::new(), make_source)
     }
@@ -64,7 +64,7 @@ impl<K: Key + Send> CursorSet<'static, K> {
     ) -> Result<Self, CursorSetError>
     where
         F: Fn(u64, u64) -> S + Send + Sync + 'static,
-        S: BatchSource<K>,
+        S: BatchSource<K> + 'static,
     {
         Self::start(config, pool, make_source, |name, work| {
             thread::Builder::new()
@@ -85,7 +85,7 @@ impl<'scope, K: Key + Send> CursorSet<'scope, K> {
     ) -> Result<Self, CursorSetError>
     where
         F: Fn(u64, u64) -> S + Send + Sync + 'scope,
-        S: BatchSource<K>,
+        S: BatchSource<K> + 'scope,
     {
         Self::scoped_pooled(scope, config, &BufferPool::new(), make_source)
     }
@@ -100,7 +100,7 @@ impl<'scope, K: Key + Send> CursorSet<'scope, K> {
     ) -> Result<Self, CursorSetError>
     where
         F: Fn(u64, u64) -> S + Send + Sync + 'scope,
-        S: BatchSource<K>,
+        S: BatchSource<K> + 'scope,
     {
         Self::start(config, pool, make_source, |name, work| {
             thread::Builder::new()
@@ -118,11 +118,13 @@ impl<'scope, K: Key + Send> CursorSet<'scope, K> {
     ) -> Result<Self, CursorSetError>
     where
         F: Fn(u64, u64) -> S + Send + Sync + 'scope,
-        S: BatchSource<K>,
+        S: BatchSource<K> + 'scope,
     {
         let workers = config.worker_count();
         let per_worker = config.pool();
-        pool.reserve(workers.saturating_mul(per_worker));
+        let local = config.consumer_decodes;
+        let threads = workers - usize::from(local);
+        pool.reserve(threads.saturating_mul(per_worker) + usize::from(local));
         let take = || pool.take(config.dims, config.batch_samples, config.max_values);
         let mut first = take()?;
         let capacity = first.batch()?.capacity() as u64;
@@ -131,7 +133,6 @@ impl<'scope, K: Key + Send> CursorSet<'scope, K> {
         let mut set = Self {
             dims: config.dims,
             lanes: Vec::with_capacity(workers),
-            handles: Vec::with_capacity(workers),
             capacity,
             last: None,
             done: false,
@@ -140,9 +141,9 @@ impl<'scope, K: Key + Send> CursorSet<'scope, K> {
         };
         // Every worker's buffers first: a worker that ends at once parks its buffers while
         // later ones start, and they must not be taken again for those.
-        let mut ways = Vec::with_capacity(workers);
+        let mut ways = Vec::with_capacity(threads);
         let mut spare = Some(first);
-        for _ in 0..workers {
+        for _ in 0..threads {
             // Channels as deep as a worker's buffers never block a send: the buffers are the
             // bound.
             let (to_consumer, rx) = sync_channel(per_worker);
@@ -157,17 +158,27 @@ impl<'scope, K: Key + Send> CursorSet<'scope, K> {
             }
             ways.push((to_consumer, rx, back, buffers));
         }
-        for (w, (to_consumer, rx, back, buffers)) in ways.into_iter().enumerate() {
+        let n = workers as u64;
+        if local {
+            // A buffer at a time: the consumer gives it back before it asks for the next.
+            let b = match spare.take() {
+                Some(b) => b,
+                None => take()?,
+            };
+            set.lanes
+                .push(Lane::local(|| make(0, n), b, pool.clone(), 0));
+        }
+        for (t, (to_consumer, rx, back, buffers)) in ways.into_iter().enumerate() {
+            let w = t + usize::from(local);
             let make = Arc::clone(&make);
-            let (worker, n) = (w as u64, workers as u64);
+            let worker = w as u64;
             let (pool, stop) = (pool.clone(), Arc::clone(&set.stop));
             let work: Work<'scope, K> = Box::new(move || {
                 worker::run(move || make(worker, n), to_consumer, buffers, &pool, &stop)
             });
             let handle =
                 spawn(format!("tessera-cursor-set-{w}"), work).map_err(CursorSetError::Thread)?;
-            set.lanes.push(Lane::new(rx, back, worker));
-            set.handles.push(handle);
+            set.lanes.push(Lane::thread(rx, back, handle, worker));
         }
         Ok(set)
     }

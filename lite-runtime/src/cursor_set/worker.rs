@@ -51,33 +51,13 @@ pub(super) fn run<K: Key, S: BatchSource<K>>(
         let _ = to_consumer.send(Msg::Panicked);
         return buffers;
     };
-    while let Ok(mut bufs) = buffers.recv() {
+    while let Ok(bufs) = buffers.recv() {
         // Buffers still queued when the consumer stopped: not worth decoding into.
         if stop.load(Ordering::Acquire) {
             pool.put(bufs);
             break;
         }
-        let filled = catch_unwind(AssertUnwindSafe(|| fill(&mut source, &mut bufs)));
-        let msg = match filled {
-            Ok(Ok(Some((info, samples)))) => Msg::Batch {
-                info,
-                samples,
-                buffers: bufs,
-            },
-            // Buffers are plain vectors, refilled from scratch: reusable whatever happened.
-            Ok(Ok(None)) => {
-                pool.put(bufs);
-                Msg::End
-            }
-            Ok(Err(e)) => {
-                pool.put(bufs);
-                Msg::Failed(e)
-            }
-            Err(_) => {
-                pool.put(bufs);
-                Msg::Panicked
-            }
-        };
+        let msg = next_message(&mut source, bufs, pool);
         let last = !matches!(msg, Msg::Batch { .. });
         match to_consumer.send(msg) {
             Ok(()) if !last => {}
@@ -93,8 +73,33 @@ pub(super) fn run<K: Key, S: BatchSource<K>>(
     buffers
 }
 
+/// The source's next batch in `bufs`, or its last word; a panic is caught and reported.
+/// Buffers the message does not carry go to `pool` (plain vectors, refilled from scratch:
+/// reusable whatever happened).
+pub(super) fn next_message<K: Key, S: BatchSource<K> + ?Sized>(
+    source: &mut S,
+    mut bufs: BatchBuffers<K>,
+    pool: &BufferPool<K>,
+) -> Msg<K> {
+    let filled = catch_unwind(AssertUnwindSafe(|| fill(source, &mut bufs)));
+    let msg = match filled {
+        Ok(Ok(Some((info, samples)))) => {
+            return Msg::Batch {
+                info,
+                samples,
+                buffers: bufs,
+            };
+        }
+        Ok(Ok(None)) => Msg::End,
+        Ok(Err(e)) => Msg::Failed(e),
+        Err(_) => Msg::Panicked,
+    };
+    pool.put(bufs);
+    msg
+}
+
 /// The source's next batch, decoded into `buffers`: its info and sample count.
-fn fill<K: Key, S: BatchSource<K>>(
+fn fill<K: Key, S: BatchSource<K> + ?Sized>(
     source: &mut S,
     buffers: &mut BatchBuffers<K>,
 ) -> Result<Option<(BatchInfo, usize)>, DataError> {

@@ -93,17 +93,26 @@ fn a_bad_nnz_mid_stream_seen_by_every_worker_still_comes_out_in_place() {
 }
 
 /// The rows and error of a set of 3 workers over [`Synthetic`] batches of 2 (the same
-/// through a `SampleCursor` and in place).
+/// through a `SampleCursor` and in place, with worker 0 on a thread of its own or on the
+/// consumer's).
 fn synthetic(
     make: impl Fn(u64, u64) -> Synthetic + Send + Sync + Clone + 'static,
 ) -> (Vec<Row<u32>>, Option<SampleCursorError>) {
-    let config = CursorSetConfig::new(SYNTHETIC, 2, 2).with_workers(3);
-    let set = CursorSet::spawn(config, make.clone()).unwrap();
-    let mut bufs = consumer::<u32>(&config);
-    let copied = read(&mut SampleCursor::new(set, bufs.batch().unwrap()));
-    let in_place = read(&mut CursorSet::spawn(config, make).unwrap().into_cursor());
-    assert_eq!(in_place, copied);
-    copied
+    let mut seen = Vec::new();
+    for local in [false, true] {
+        let config = CursorSetConfig::new(SYNTHETIC, 2, 2)
+            .with_workers(3)
+            .with_consumer_decoding(local);
+        let set = CursorSet::spawn(config, make.clone()).unwrap();
+        let mut bufs = consumer::<u32>(&config);
+        seen.push(read(&mut SampleCursor::new(set, bufs.batch().unwrap())));
+        let set = CursorSet::spawn(config, make.clone()).unwrap();
+        seen.push(read(&mut set.into_cursor()));
+    }
+    for other in &seen[1..] {
+        assert_eq!(other, &seen[0]);
+    }
+    seen.swap_remove(0)
 }
 
 /// The error a panicking worker `worker` ends the pass with.
@@ -122,6 +131,20 @@ fn a_panicking_source_is_a_typed_error_in_place_of_its_batch() {
     assert_eq!(rows.len(), 10);
     assert_eq!(rows.last().map(|r| r.0), Some(4));
     assert_eq!(err, panicked(2));
+}
+
+#[test]
+fn a_panic_in_worker_0_is_the_same_error_on_the_consumers_thread() {
+    // Batch 3 belongs to worker 0, which `synthetic` also runs on the consumer's thread.
+    let (rows, err) = synthetic(|w, n| Synthetic::new(w, n, 10).panicking_at(3));
+    assert_eq!(rows.len(), 6);
+    assert_eq!(err, panicked(0));
+    let (rows, err) = synthetic(|w, n| {
+        assert_ne!(w, 0, "no source for worker 0");
+        Synthetic::new(w, n, 10)
+    });
+    assert_eq!(rows.len(), 0);
+    assert_eq!(err, panicked(0));
 }
 
 #[test]

@@ -25,6 +25,8 @@ struct Reading {
     batch: usize,
     workers: usize,
     depth: usize,
+    /// Worker 0 decodes on the consumer's thread.
+    local: bool,
 }
 
 fn arb_reading() -> impl Strategy<Value = Reading> {
@@ -34,13 +36,15 @@ fn arb_reading() -> impl Strategy<Value = Reading> {
         1usize..6,
         1usize..=4,
         0usize..3,
+        any::<bool>(),
     )
-        .prop_map(|(sum, skip, batch, workers, depth)| Reading {
+        .prop_map(|(sum, skip, batch, workers, depth, local)| Reading {
             sum,
             skip,
             batch,
             workers,
             depth,
+            local,
         })
 }
 
@@ -61,6 +65,7 @@ impl Reading {
         CursorSetConfig::new(dims, self.batch, self.batch * dims.slot_num * 3)
             .with_workers(self.workers)
             .with_queue_depth(self.depth)
+            .with_consumer_decoding(self.local)
     }
 }
 

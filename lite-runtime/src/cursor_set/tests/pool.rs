@@ -16,6 +16,10 @@ fn config() -> CursorSetConfig {
 /// Every buffer of a set of [`config`].
 const ALL: usize = WORKERS * (DEPTH + 1);
 
+/// Every buffer of a set of [`config`] whose worker 0 decodes on the consumer's thread (one
+/// buffer for it).
+const ALL_LOCAL: usize = (WORKERS - 1) * (DEPTH + 1) + 1;
+
 /// Reads a pooled set over `make` to its end (or `stop_after` rows), copied or in place.
 fn pooled_pass(
     pool: &BufferPool<u32>,
@@ -82,6 +86,36 @@ fn every_buffer_comes_back_however_the_set_ends() {
             ALL,
             "after a panic making a source, in place: {in_place}"
         );
+    }
+}
+
+#[test]
+fn a_worker_on_the_consumers_thread_gives_its_buffer_back_too() {
+    let local = config().with_consumer_decoding(true);
+    for stop_after in [None, Some(3)] {
+        for in_place in [false, true] {
+            let pool = BufferPool::new();
+            let set = CursorSet::spawn_pooled(local, &pool, |w, n| Synthetic::new(w, n, 20));
+            let mut bufs = consumer::<u32>(&local);
+            match (stop_after, in_place) {
+                (None, true) => assert_eq!(read(&mut set.unwrap().into_cursor()).0.len(), 40),
+                (None, false) => {
+                    let mut cursor = SampleCursor::new(set.unwrap(), bufs.batch().unwrap());
+                    assert_eq!(read(&mut cursor).0.len(), 40);
+                }
+                (Some(n), _) => {
+                    let mut cursor = set.unwrap().into_cursor();
+                    for _ in 0..n {
+                        assert!(cursor.move_next().unwrap());
+                    }
+                }
+            }
+            assert_eq!(
+                pool.len(),
+                ALL_LOCAL,
+                "{stop_after:?}, in place: {in_place}"
+            );
+        }
     }
 }
 
