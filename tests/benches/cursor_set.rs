@@ -125,6 +125,7 @@ fn cursor_set(c: &mut Criterion) {
             .with_workers(2)
             .with_queue_depth(depth)
     };
+    let local = |depth| set(depth).with_consumer_decoding(true);
     g.bench_function("set/2 copied (queue depth 2)", |b| {
         b.iter(|| {
             let sum = thread::scope(|s| {
@@ -166,31 +167,45 @@ fn cursor_set(c: &mut Criterion) {
     // Unpooled: each pass allocates (and first-touches) its buffers, as a set started
     // without a pool does; pooled: each pass reuses the last one's, from the second on.
     // Indexed: the workers jump to their batches by `index` instead of walking.
+    // Consumer decodes: worker 0 runs on the consumer's thread (2 threads in all).
     let variants = [
-        (1, false, false),
-        (2, false, false),
-        (4, false, false),
-        (1, true, false),
-        (2, true, false),
-        (1, true, true),
-        (2, true, true),
+        (1, false, false, false),
+        (2, false, false, false),
+        (4, false, false, false),
+        (1, true, false, false),
+        (2, true, false, false),
+        (1, true, true, false),
+        (2, true, true, false),
+        (2, false, false, true),
+        (2, true, true, true),
+        (4, true, true, true),
     ];
-    for (depth, pooled, indexed) in variants {
-        let name = match (pooled, indexed) {
-            (false, _) => format!("set/2 in place (queue depth {depth})"),
-            (true, false) => format!("set/2 in place, pooled (queue depth {depth})"),
-            (true, true) => format!("set/2 in place, pooled, indexed (queue depth {depth})"),
-        };
+    for (depth, pooled, indexed, on_consumer) in variants {
+        let mut name = String::from("set/2 in place");
+        for (on, what) in [
+            (on_consumer, ", consumer decodes"),
+            (pooled, ", pooled"),
+            (indexed, ", indexed"),
+        ] {
+            if on {
+                name.push_str(what);
+            }
+        }
+        let name = format!("{name} (queue depth {depth})");
         pool.clear();
         g.bench_function(name, |b| {
             b.iter(|| {
                 let sum = thread::scope(|s| {
                     let own = BufferPool::new();
                     let pool = if pooled { &pool } else { &own };
-                    let set = CursorSet::scoped_pooled(s, set(depth), pool, |w, n| {
-                        partition(w, n, indexed)
-                    })
-                    .unwrap();
+                    let config = if on_consumer {
+                        local(depth)
+                    } else {
+                        set(depth)
+                    };
+                    let set =
+                        CursorSet::scoped_pooled(s, config, pool, |w, n| partition(w, n, indexed))
+                            .unwrap();
                     let mut cursor = set.into_cursor();
                     let mut sum = 0.0;
                     while cursor.move_next().unwrap() {

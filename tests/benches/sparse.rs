@@ -34,6 +34,8 @@ const TESSERA: &str = "tessera";
 const SPRS: &str = "sprs";
 /// Hand-written loop over `Vec<u32>` indices and `Vec<f32>` values.
 const PLAIN_SPARSE: &str = "plain sparse loop";
+/// The loads of a sparse . dense dot alone, no arithmetic that waits: its floor.
+const GATHER_BOUND: &str = "gather bound (loads only)";
 /// Hand-written loop over dense `Vec<f32>`s of length 1 000 000.
 const PLAIN_DENSE: &str = "plain dense loop";
 
@@ -177,6 +179,28 @@ fn sparse_dense_dot(c: &mut Criterion) {
                     .zip(&s.values)
                     .map(|(&i, &v)| v * d[i as usize])
                     .sum::<f32>()
+            })
+        });
+        // The floor of any sparse . dense dot: the same gathers of `d[i]` and reads of the
+        // values, summed as integers in 8 lanes (no float latency, nothing but the loads).
+        let mut cy = Cycle::new(&a);
+        g.bench_function(BenchmarkId::new(GATHER_BOUND, name), |b| {
+            b.iter(|| {
+                let s = black_box(cy.next());
+                let d = black_box(&dense);
+                let mut acc = [0u32; 8];
+                let (idx, val) = (s.indices.chunks_exact(8), s.values.chunks_exact(8));
+                let (ri, rv) = (idx.remainder(), val.remainder());
+                for (i8, v8) in idx.zip(val) {
+                    for k in 0..8 {
+                        let x = d[i8[k] as usize].to_bits() ^ v8[k].to_bits();
+                        acc[k] = acc[k].wrapping_add(x);
+                    }
+                }
+                for (&i, &v) in ri.iter().zip(rv) {
+                    acc[0] = acc[0].wrapping_add(d[i as usize].to_bits() ^ v.to_bits());
+                }
+                acc.iter().fold(0u32, |x, &y| x.wrapping_add(y))
             })
         });
         let mut cy = Cycle::new(&ad);

@@ -1,12 +1,13 @@
 //! Fuzzes the Norm decoder: arbitrary bytes in either mode, key width and policy, fed whole
 //! and in chunks, must never panic; both feedings must decode the same samples with the same
-//! outcome; and a file decoded without error must re-encode to exactly its own bytes.
+//! outcome; a file decoded without error must re-encode to exactly its own bytes; and the
+//! partitions of a cursor set must read the same with a `BatchIndex` as by walking.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use tessera_core::data::{
-    Check, DataError, DecodeStats, Dims, ErrorPolicy, Key, NormConfig, NormDecoder, NormEncoder,
-    SampleBatch, Status,
+    BatchIndex, BatchInfo, BatchSource, Check, DataError, DecodeStats, Dims, ErrorPolicy, Key,
+    NormConfig, NormDecoder, NormEncoder, NormSlice, SampleBatch, Status,
 };
 
 type Samples<K> = Vec<(Vec<f32>, Vec<Vec<K>>)>;
@@ -84,6 +85,50 @@ fn run<K: Key>(config: NormConfig, file: &[u8], chunk: usize) {
     }
 }
 
+/// Batches (info, label/dense bits, keys) and the final error of worker `w` of 2, batches of
+/// 3 samples, jumping by `index` or walking.
+fn partition<K: Key>(
+    config: NormConfig,
+    file: &[u8],
+    w: u64,
+    index: Option<BatchIndex<'_>>,
+) -> (Vec<(BatchInfo, Vec<u32>, Vec<K>)>, Option<DataError>) {
+    let dims = config.dims;
+    let (mut ld, mut offsets, mut values) = (
+        vec![0f32; 3 * dims.label_dense()],
+        vec![K::default(); 3 * dims.slot_num + 1],
+        vec![K::default(); 3 * dims.slot_num * config.max_nnz as usize],
+    );
+    let mut source = NormSlice::<K>::norm(config, file).partition(w, 2);
+    if let Some(index) = index {
+        source = source.with_index(index);
+    }
+    let mut out = Vec::new();
+    loop {
+        let mut batch = SampleBatch::new(dims, &mut ld, &mut offsets, &mut values).unwrap();
+        match source.next_batch(&mut batch) {
+            Ok(Some(info)) => out.push((
+                info,
+                batch.label_dense().iter().map(|f| f.to_bits()).collect(),
+                batch.csr().values().to_vec(),
+            )),
+            Ok(None) => return (out, None),
+            Err(e) => return (out, Some(e)),
+        }
+    }
+}
+
+fn partitions<K: Key>(config: NormConfig, file: &[u8]) {
+    let mut starts = vec![0u64; file.len() / 4 + 2];
+    let index = BatchIndex::build(NormDecoder::<K>::new(config), file, 3, &mut starts).unwrap();
+    for w in 0..2 {
+        assert_eq!(
+            partition::<K>(config, file, w, None),
+            partition::<K>(config, file, w, Some(index))
+        );
+    }
+}
+
 fuzz_target!(|input: &[u8]| {
     let [mode, shape, chunk, file @ ..] = input else {
         return;
@@ -109,7 +154,9 @@ fuzz_target!(|input: &[u8]| {
     let chunk = 1 + *chunk as usize;
     if mode & 4 == 0 {
         run::<u32>(config, file, chunk);
+        partitions::<u32>(config, file);
     } else {
         run::<i64>(config, file, chunk);
+        partitions::<i64>(config, file);
     }
 });
