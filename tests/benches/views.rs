@@ -57,6 +57,9 @@ fn creation(c: &mut Criterion) {
     g.finish();
 }
 
+/// A contiguous `f32` sum of as many elements as a view: the float-add latency floor.
+const ADD_CHAIN: &str = "f32 add chain (contiguous, same count)";
+
 fn iterate(c: &mut Criterion) {
     let data: Vec<f32> = (0..N * N).map(|i| (i % 97) as f32).collect();
     let t = TensorView::new(&data[..], &[N, N]).unwrap();
@@ -70,6 +73,12 @@ fn iterate(c: &mut Criterion) {
     g.throughput(Throughput::Elements(v.len() as u64));
     g.bench_function("tessera", |b| b.iter(|| black_box(&v).iter().sum::<f32>()));
     g.bench_function("ndarray", |b| b.iter(|| black_box(&av).iter().sum::<f32>()));
+    // The floor of any in-order f32 sum of that many elements: the same chain of dependent
+    // adds over a contiguous slice (which no compiler may reorder or vectorise).
+    let flat = &data[..v.len()];
+    g.bench_function(ADD_CHAIN, |b| {
+        b.iter(|| black_box(flat).iter().sum::<f32>())
+    });
     g.finish();
 
     // The f32 sums above are bound by the latency of dependent float adds in both libraries;
@@ -109,6 +118,10 @@ fn iterate(c: &mut Criterion) {
     g.bench_function("tessera", |b| b.iter(|| black_box(&v3).iter().sum::<f32>()));
     g.bench_function("ndarray", |b| {
         b.iter(|| black_box(&av3).iter().sum::<f32>())
+    });
+    let flat3 = &data3[..v3.len()];
+    g.bench_function(ADD_CHAIN, |b| {
+        b.iter(|| black_box(flat3).iter().sum::<f32>())
     });
     g.finish();
 }

@@ -130,6 +130,21 @@ impl<'a, T> Iterator for Iter<'a, T> {
                     }
                     return acc;
                 }
+                if inner == 2 && s.index[1] == 0 && s.index[2] == 0 {
+                    // Three axes, at a plane start: walk the two outer axes directly.
+                    let (outer, middle) = (s.lanes.strides(0)[0], s.lanes.strides(0)[1]);
+                    let rows = s.lanes.shape()[1];
+                    let mut plane = s.pos;
+                    for _ in s.index[0]..s.lanes.shape()[0] {
+                        let mut pos = plane;
+                        for _ in 0..rows {
+                            acc = fold_lane(s.data, pos, len, stride, acc, &mut f);
+                            pos = pos.wrapping_add(middle);
+                        }
+                        plane = plane.wrapping_add(outer);
+                    }
+                    return acc;
+                }
                 while s.remaining > 0 {
                     // The rest of the current lane (all of it, except after a partial `next`).
                     let done = s.index[inner];
