@@ -420,7 +420,11 @@ impl<H: StringHeap> Default for TString<'_, H> {
 impl<H: StringHeap> Clone for TString<'_, H> {
     #[inline]
     fn clone(&self) -> Self {
-        if !self.owns_something() && self.string_type() != TStringType::Offset {
+        let tag = self.raw_bytes()[0] & 0b11;
+        // SMALL first, with one test: the common case.
+        let plain = tag == TStringType::Small as u8
+            || (tag == TStringType::View as u8 && !self.owns_something());
+        if plain {
             // SMALL and plain VIEW copy as they are: 24 bytes, nothing to count.
             return TString {
                 repr: self.repr,
