@@ -23,13 +23,40 @@ use super::error::CursorSetError;
 /// only touches it when it starts and ends.
 ///
 /// ```
-/// use tessera_core::data::Dims;
-/// use tessera_lite::cursor_set::BufferPool;
+/// use std::thread;
+/// use tessera_core::cursor::RowCursor;
+/// use tessera_core::data::{Dims, NormConfig, NormEncoder, NormSlice};
+/// use tessera_lite::cursor_set::{BufferPool, CursorSet, CursorSetConfig};
 ///
+/// let config = NormConfig::new(Dims::new(1, 0, 1), 1);
+/// let enc = NormEncoder::<u32>::new(config);
+/// let mut file = vec![0u8; 1024];
+/// let mut n = enc.header(20, &mut file).unwrap();
+/// for i in 0..20u32 {
+///     n += enc.sample(&[i as f32], &[], &[&[i]], &mut file[n..]).unwrap();
+/// }
+/// file.truncate(n);
+///
+/// // Two workers, two batches ahead each: 3 buffers per worker.
+/// let set_config = CursorSetConfig::new(config.dims, 4, 4).with_workers(2);
 /// let pool = BufferPool::<u32>::new();
-/// assert!(pool.is_empty());
-/// // … start sets with `CursorSet::scoped_pooled(scope, config, &pool, make_source)`;
-/// // after the first one ends, `pool.len()` is `workers x (queue_depth + 1)`.
+/// thread::scope(|scope| {
+///     for _epoch in 0..3 {
+///         let set = CursorSet::scoped_pooled(scope, set_config, &pool, |w, n| {
+///             NormSlice::<u32>::norm(config, &file).partition(w, n)
+///         })
+///         .unwrap();
+///         let mut cursor = set.into_cursor();
+///         let mut rows = 0;
+///         while cursor.move_next().unwrap() {
+///             rows += 1;
+///         }
+///         assert_eq!(rows, 20);
+///         drop(cursor);
+///         // Every buffer is back, for the next epoch.
+///         assert_eq!(pool.len(), 2 * 3);
+///     }
+/// });
 /// ```
 pub struct BufferPool<K> {
     parked: Arc<Mutex<Vec<BatchBuffers<K>>>>,
