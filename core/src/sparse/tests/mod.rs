@@ -92,7 +92,7 @@ macro_rules! test_int {
         }
     )*};
 }
-test_int!(i32, u32);
+test_int!(i8, i16, i32, i64, u8, u16, u32, u64);
 
 macro_rules! test_float {
     ($($t:ty, $tol:expr);*) => {$(
