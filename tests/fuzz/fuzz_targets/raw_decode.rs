@@ -1,11 +1,13 @@
 //! Fuzzes the Raw decoder: arbitrary bytes and shapes, fed whole and in chunks, must never
 //! panic, must agree between the two feedings, and float files decoded without error must
-//! re-encode to exactly their own bytes.
+//! re-encode to exactly their own bytes; and the partitions of a cursor set must read the
+//! same with a `BatchIndex` as by walking.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use tessera_core::data::{
-    DataError, Dims, ErrorPolicy, RawConfig, RawDecoder, SampleBatch, Status,
+    BatchIndex, BatchInfo, BatchSource, DataError, Dims, ErrorPolicy, RawConfig, RawDecoder,
+    RawSlice, SampleBatch, Status,
 };
 
 type Out = (Vec<u32>, Vec<i64>, Result<u64, DataError>);
@@ -47,6 +49,60 @@ fn decode(config: RawConfig, file: &[u8], chunk: usize) -> Out {
     (floats, keys, result)
 }
 
+type Batches = Vec<(BatchInfo, Vec<u32>, Vec<i64>)>;
+
+/// Batches and the final error of worker `w` of 2, batches of 2 samples, jumping by `index`
+/// or walking.
+fn partition(
+    config: RawConfig,
+    file: &[u8],
+    w: u64,
+    index: Option<BatchIndex<'_>>,
+) -> (Batches, Option<DataError>) {
+    let dims = config.dims;
+    let (mut ld, mut offsets, mut values) = (
+        vec![0f32; 2 * dims.label_dense()],
+        vec![0i64; 2 * dims.slot_num + 1],
+        vec![0i64; 2 * dims.slot_num],
+    );
+    let mut source = match RawSlice::<i64>::raw(config, file) {
+        Ok(s) => s.partition(w, 2),
+        Err(e) => return (Vec::new(), Some(e)),
+    };
+    if let Some(index) = index {
+        source = source.with_index(index);
+    }
+    let mut out = Vec::new();
+    loop {
+        let Ok(mut batch) = SampleBatch::new(dims, &mut ld, &mut offsets, &mut values) else {
+            return (out, None);
+        };
+        match source.next_batch(&mut batch) {
+            Ok(Some(info)) => out.push((
+                info,
+                batch.label_dense().iter().map(|f| f.to_bits()).collect(),
+                batch.csr().values().to_vec(),
+            )),
+            Ok(None) => return (out, None),
+            Err(e) => return (out, Some(e)),
+        }
+    }
+}
+
+fn partitions(config: RawConfig, file: &[u8]) {
+    let Ok(decoder) = RawDecoder::<i64>::new(config, file.len() as u64) else {
+        return;
+    };
+    let mut starts = vec![0u64; file.len() + 2];
+    let index = BatchIndex::build(decoder, file, 2, &mut starts).unwrap();
+    for w in 0..2 {
+        assert_eq!(
+            partition(config, file, w, None),
+            partition(config, file, w, Some(index))
+        );
+    }
+}
+
 fuzz_target!(|input: &[u8]| {
     let [shape, chunk, file @ ..] = input else {
         return;
@@ -65,6 +121,7 @@ fuzz_target!(|input: &[u8]| {
             ErrorPolicy::Skip
         },
     };
+    partitions(config, file);
     let whole = decode(config, file, file.len().max(1));
     let chunked = decode(config, file, 1 + *chunk as usize);
     assert_eq!(whole, chunked);
