@@ -5,7 +5,7 @@ use super::error::CursorError;
 use super::row_cursor::RowCursor;
 use super::rowid::RowId;
 use super::schema::{Scalar, Schema};
-use super::state::CursorState;
+use super::state::RowProgress;
 use crate::sparse::{StorageMut, VBuffer};
 use crate::tstring::{StringHeap, TString};
 
@@ -24,13 +24,11 @@ use crate::tstring::{StringHeap, TString};
 pub struct ExpandCursor<C, F> {
     input: C,
     count: F,
-    state: CursorState,
+    progress: RowProgress,
     /// Outputs of the current input row, and which one the cursor is on.
     outputs: u64,
     index: u64,
     id: RowId,
-    /// Rows yielded so far.
-    yielded: u64,
 }
 
 impl<C, F> ExpandCursor<C, F>
@@ -44,18 +42,17 @@ where
         ExpandCursor {
             input,
             count,
-            state: CursorState::BeforeFirst,
+            progress: RowProgress::new(),
             outputs: 0,
             index: 0,
             id: RowId::new(0, 0),
-            yielded: 0,
         }
     }
 
     /// Which output of the current input row the cursor is on (`0..k`), `None` off a row.
     #[inline]
     pub fn index(&self) -> Option<u64> {
-        self.state.is_on_row().then_some(self.index)
+        self.progress.is_on_row().then_some(self.index)
     }
 
     /// The input cursor, on the row the current output comes from.
@@ -81,14 +78,14 @@ where
         let Self {
             input,
             count,
-            state,
+            progress,
             outputs,
             index,
             id,
             ..
         } = self;
-        let on_row = state.is_on_row();
-        let found = state.advance(|| -> Result<bool, C::Error> {
+        let on_row = progress.is_on_row();
+        progress.advance(|| -> Result<bool, C::Error> {
             if on_row && *index + 1 < *outputs {
                 *index += 1;
                 *id = id.next();
@@ -104,11 +101,7 @@ where
                 }
             }
             Ok(false)
-        })?;
-        if found {
-            self.yielded = self.yielded.saturating_add(1);
-        }
-        Ok(found)
+        })
     }
 
     #[inline]
@@ -118,19 +111,17 @@ where
 
     #[inline]
     fn position(&self) -> Option<u64> {
-        self.state
-            .is_on_row()
-            .then(|| self.yielded.saturating_sub(1))
+        self.progress.position()
     }
 
     #[inline]
     fn id(&self) -> Result<RowId, CursorError> {
-        self.state.check_row().map(|()| self.id)
+        self.progress.check_row().map(|()| self.id)
     }
 
     #[inline]
     fn get_scalar(&self, col: usize) -> Result<Scalar, Self::Error> {
-        self.state.check_row()?;
+        self.progress.check_row()?;
         self.input.get_scalar(col)
     }
 
@@ -140,7 +131,7 @@ where
         col: usize,
         dst: &mut VBuffer<S>,
     ) -> Result<(), Self::Error> {
-        self.state.check_row()?;
+        self.progress.check_row()?;
         self.input.get_vector(col, dst)
     }
 
@@ -150,7 +141,7 @@ where
         col: usize,
         dst: &mut TString<'_, H>,
     ) -> Result<(), Self::Error> {
-        self.state.check_row()?;
+        self.progress.check_row()?;
         self.input.get_string(col, dst)
     }
 }

@@ -5,7 +5,7 @@ use super::error::CursorError;
 use super::row_cursor::RowCursor;
 use super::rowid::RowId;
 use super::schema::{Scalar, Schema};
-use super::state::CursorState;
+use super::state::RowProgress;
 use crate::sparse::{StorageMut, VBuffer};
 use crate::tstring::{StringHeap, TString};
 
@@ -19,9 +19,7 @@ use crate::tstring::{StringHeap, TString};
 pub struct FilterCursor<C, P> {
     input: C,
     predicate: P,
-    state: CursorState,
-    /// Rows yielded so far.
-    yielded: u64,
+    progress: RowProgress,
 }
 
 impl<C, P> FilterCursor<C, P>
@@ -34,8 +32,7 @@ where
         FilterCursor {
             input,
             predicate,
-            state: CursorState::BeforeFirst,
-            yielded: 0,
+            progress: RowProgress::new(),
         }
     }
 
@@ -65,18 +62,14 @@ where
 
     fn move_next(&mut self) -> Result<bool, Self::Error> {
         let (input, predicate) = (&mut self.input, &mut self.predicate);
-        let found = self.state.advance(|| -> Result<bool, C::Error> {
+        self.progress.advance(|| -> Result<bool, C::Error> {
             while input.move_next()? {
                 if predicate(input)? {
                     return Ok(true);
                 }
             }
             Ok(false)
-        })?;
-        if found {
-            self.yielded = self.yielded.saturating_add(1);
-        }
-        Ok(found)
+        })
     }
 
     #[inline]
@@ -86,20 +79,18 @@ where
 
     #[inline]
     fn position(&self) -> Option<u64> {
-        self.state
-            .is_on_row()
-            .then(|| self.yielded.saturating_sub(1))
+        self.progress.position()
     }
 
     #[inline]
     fn id(&self) -> Result<RowId, CursorError> {
-        self.state.check_row()?;
+        self.progress.check_row()?;
         self.input.id()
     }
 
     #[inline]
     fn get_scalar(&self, col: usize) -> Result<Scalar, Self::Error> {
-        self.state.check_row()?;
+        self.progress.check_row()?;
         self.input.get_scalar(col)
     }
 
@@ -109,7 +100,7 @@ where
         col: usize,
         dst: &mut VBuffer<S>,
     ) -> Result<(), Self::Error> {
-        self.state.check_row()?;
+        self.progress.check_row()?;
         self.input.get_vector(col, dst)
     }
 
@@ -119,7 +110,7 @@ where
         col: usize,
         dst: &mut TString<'_, H>,
     ) -> Result<(), Self::Error> {
-        self.state.check_row()?;
+        self.progress.check_row()?;
         self.input.get_string(col, dst)
     }
 }

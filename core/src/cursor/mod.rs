@@ -120,7 +120,7 @@ pub use rowid::RowId;
 pub use schema::{Column, ColumnKind, Scalar, ScalarType, Schema, ValueType};
 pub use shuffle::ShuffleCursor;
 pub use slice::SliceCursor;
-pub use state::CursorState;
+pub use state::{CursorState, RowProgress};
 pub use table::{Row, RowSlice, Table};
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use super::error::CursorError;
 use super::row_cursor::RowCursor;
 use super::rowid::RowId;
 use super::schema::{Scalar, Schema};
-use super::state::CursorState;
+use super::state::RowProgress;
 use crate::sparse::{StorageMut, VBuffer};
 use crate::tstring::{StringHeap, TString};
 
@@ -68,8 +68,7 @@ pub struct PartitionCursor<C> {
     seen: u64,
     /// The current row's batch.
     batch: u64,
-    state: CursorState,
-    yielded: u64,
+    progress: RowProgress,
 }
 
 impl<C: RowCursor> PartitionCursor<C> {
@@ -84,8 +83,7 @@ impl<C: RowCursor> PartitionCursor<C> {
             workers,
             seen: 0,
             batch: 0,
-            state: CursorState::BeforeFirst,
-            yielded: 0,
+            progress: RowProgress::new(),
         }
     }
 
@@ -107,7 +105,7 @@ impl<C: RowCursor> RowCursor for PartitionCursor<C> {
     fn move_next(&mut self) -> Result<bool, Self::Error> {
         let (input, seen, batch) = (&mut self.input, &mut self.seen, &mut self.batch);
         let (size, worker, workers) = (self.batch_size.get(), self.worker, self.workers);
-        let found = self.state.advance(|| -> Result<bool, C::Error> {
+        self.progress.advance(|| -> Result<bool, C::Error> {
             while input.move_next()? {
                 let b = *seen / size;
                 *seen += 1;
@@ -117,11 +115,7 @@ impl<C: RowCursor> RowCursor for PartitionCursor<C> {
                 }
             }
             Ok(false)
-        })?;
-        if found {
-            self.yielded = self.yielded.saturating_add(1);
-        }
-        Ok(found)
+        })
     }
 
     #[inline]
@@ -131,20 +125,18 @@ impl<C: RowCursor> RowCursor for PartitionCursor<C> {
 
     #[inline]
     fn position(&self) -> Option<u64> {
-        self.state
-            .is_on_row()
-            .then(|| self.yielded.saturating_sub(1))
+        self.progress.position()
     }
 
     #[inline]
     fn id(&self) -> Result<RowId, CursorError> {
-        self.state.check_row()?;
+        self.progress.check_row()?;
         self.input.id()
     }
 
     #[inline]
     fn get_scalar(&self, col: usize) -> Result<Scalar, Self::Error> {
-        self.state.check_row()?;
+        self.progress.check_row()?;
         self.input.get_scalar(col)
     }
 
@@ -154,7 +146,7 @@ impl<C: RowCursor> RowCursor for PartitionCursor<C> {
         col: usize,
         dst: &mut VBuffer<S>,
     ) -> Result<(), Self::Error> {
-        self.state.check_row()?;
+        self.progress.check_row()?;
         self.input.get_vector(col, dst)
     }
 
@@ -164,7 +156,7 @@ impl<C: RowCursor> RowCursor for PartitionCursor<C> {
         col: usize,
         dst: &mut TString<'_, H>,
     ) -> Result<(), Self::Error> {
-        self.state.check_row()?;
+        self.progress.check_row()?;
         self.input.get_string(col, dst)
     }
 }

@@ -6,7 +6,7 @@ use super::rng::SplitMix64;
 use super::row_cursor::RowCursor;
 use super::rowid::RowId;
 use super::schema::{Scalar, Schema};
-use super::state::CursorState;
+use super::state::RowProgress;
 use super::table::Table;
 use crate::error::CapacityError;
 use crate::sparse::{StorageMut, VBuffer};
@@ -33,10 +33,8 @@ pub struct ShuffleCursor<'p, T> {
     unread: u64,
     rows: u64,
     rng: SplitMix64,
-    state: CursorState,
+    progress: RowProgress,
     current: u64,
-    /// Rows yielded so far.
-    yielded: u64,
 }
 
 impl<'p, T: Table> ShuffleCursor<'p, T> {
@@ -60,9 +58,8 @@ impl<'p, T: Table> ShuffleCursor<'p, T> {
             unread: 0,
             rows,
             rng: SplitMix64::new(seed),
-            state: CursorState::BeforeFirst,
+            progress: RowProgress::new(),
             current: 0,
-            yielded: 0,
         })
     }
 
@@ -75,12 +72,12 @@ impl<'p, T: Table> ShuffleCursor<'p, T> {
     /// The table row the cursor is on, `None` off a row.
     #[inline]
     pub fn row(&self) -> Option<u64> {
-        self.state.is_on_row().then_some(self.current)
+        self.progress.is_on_row().then_some(self.current)
     }
 
     #[inline]
     fn current(&self) -> Result<u64, CursorError> {
-        self.state.check_row().map(|()| self.current)
+        self.progress.check_row().map(|()| self.current)
     }
 
     /// Takes a random row out of the pool and refills its slot; `None` once the table and
@@ -119,8 +116,8 @@ impl<T: Table> RowCursor for ShuffleCursor<'_, T> {
     }
 
     fn move_next(&mut self) -> Result<bool, Self::Error> {
-        let mut state = self.state;
-        let found = state.advance(|| -> Result<bool, T::Error> {
+        let mut progress = self.progress;
+        let found = progress.advance(|| -> Result<bool, T::Error> {
             Ok(match self.draw() {
                 Some(row) => {
                     self.current = row;
@@ -128,12 +125,9 @@ impl<T: Table> RowCursor for ShuffleCursor<'_, T> {
                 }
                 None => false,
             })
-        })?;
-        self.state = state;
-        if found {
-            self.yielded = self.yielded.saturating_add(1);
-        }
-        Ok(found)
+        });
+        self.progress = progress;
+        found
     }
 
     #[inline]
@@ -143,9 +137,7 @@ impl<T: Table> RowCursor for ShuffleCursor<'_, T> {
 
     #[inline]
     fn position(&self) -> Option<u64> {
-        self.state
-            .is_on_row()
-            .then(|| self.yielded.saturating_sub(1))
+        self.progress.position()
     }
 
     #[inline]

@@ -58,3 +58,57 @@ impl CursorState {
         outcome
     }
 }
+
+/// A [`CursorState`] and the number of rows yielded: what every cursor needs for a fused
+/// `move_next` and for [`position`](super::RowCursor::position).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct RowProgress {
+    state: CursorState,
+    yielded: u64,
+}
+
+impl RowProgress {
+    /// Before the first row, none yielded.
+    #[inline]
+    pub const fn new() -> Self {
+        Self {
+            state: CursorState::BeforeFirst,
+            yielded: 0,
+        }
+    }
+
+    /// Where the cursor stands.
+    #[inline]
+    pub const fn state(self) -> CursorState {
+        self.state
+    }
+
+    /// Whether the cursor is on a row.
+    #[inline]
+    pub const fn is_on_row(self) -> bool {
+        self.state.is_on_row()
+    }
+
+    /// [`CursorState::check_row`].
+    #[inline]
+    pub const fn check_row(self) -> Result<(), CursorError> {
+        self.state.check_row()
+    }
+
+    /// [`CursorState::advance`], counting the row when the step lands on one.
+    #[inline]
+    pub fn advance<E>(&mut self, step: impl FnOnce() -> Result<bool, E>) -> Result<bool, E> {
+        let outcome = self.state.advance(step);
+        if matches!(outcome, Ok(true)) {
+            self.yielded = self.yielded.saturating_add(1);
+        }
+        outcome
+    }
+
+    /// The current row's position among the rows yielded, `None` off a row.
+    #[inline]
+    pub fn position(self) -> Option<u64> {
+        self.is_on_row().then(|| self.yielded.saturating_sub(1))
+    }
+}

@@ -2,13 +2,13 @@
 
 use core::fmt;
 
-use super::batch::SampleBatch;
+use super::batch::{Dims, SampleBatch};
 use super::columns::{fill_sample_vector, sample_columns};
 use super::error::DataError;
 use super::key::Key;
 use super::source::{BatchInfo, BatchSource};
 use crate::cursor::{
-    Column, CursorError, CursorState, RowCursor, RowId, Scalar, Schema, ValueType,
+    Column, CursorError, RowCursor, RowId, RowProgress, Scalar, Schema, ValueType,
 };
 use crate::sparse::{StorageMut, VBuffer};
 use crate::tstring::{StringHeap, TString};
@@ -88,31 +88,18 @@ impl core::error::Error for SampleCursorError {}
 pub struct SampleCursor<'b, K: Key, S> {
     source: S,
     batch: SampleBatch<'b, K>,
-    info: BatchInfo,
-    /// The current sample in `batch`.
-    index: usize,
-    /// Rows yielded.
-    yielded: u64,
-    state: CursorState,
-    columns: [Column<'static>; 3],
+    place: SamplePlace,
 }
 
 impl<'b, K: Key, S: BatchSource<K>> SampleCursor<'b, K, S> {
     /// A cursor over `source`, decoding into `batch` (cleared first).
     pub fn new(source: S, mut batch: SampleBatch<'b, K>) -> Self {
         batch.clear();
-        let columns = sample_columns(batch.dims());
+        let place = SamplePlace::new(batch.dims());
         Self {
             source,
             batch,
-            info: BatchInfo {
-                id: 0,
-                first_row: 0,
-            },
-            index: 0,
-            yielded: 0,
-            state: CursorState::BeforeFirst,
-            columns,
+            place,
         }
     }
 
@@ -142,7 +129,7 @@ impl<'b, K: Key, S: BatchSource<K>> SampleCursor<'b, K, S> {
     }
 
     fn row(&self) -> Option<usize> {
-        self.state.is_on_row().then_some(self.index)
+        self.place.row()
     }
 
     /// Every key of the current sample, slot after slot (empty off a row).
@@ -158,64 +145,51 @@ impl<'b, K: Key, S: BatchSource<K>> SampleCursor<'b, K, S> {
             _ => &[],
         }
     }
-
-    fn step(&mut self) -> Result<bool, DataError> {
-        if self.state.is_on_row() && self.index + 1 < self.batch.samples() {
-            self.index += 1;
-            return Ok(true);
-        }
-        // A batch can come back empty (every record in it skipped): ask for the next.
-        loop {
-            self.batch.clear();
-            match self.source.next_batch(&mut self.batch)? {
-                Some(info) => {
-                    self.info = info;
-                    self.index = 0;
-                    if self.batch.samples() > 0 {
-                        return Ok(true);
-                    }
-                }
-                None => return Ok(false),
-            }
-        }
-    }
 }
 
 impl<K: Key, S: BatchSource<K>> RowCursor for SampleCursor<'_, K, S> {
     type Error = SampleCursorError;
 
     fn schema(&self) -> Schema<'_> {
-        Schema::new(&self.columns)
+        self.place.schema()
     }
 
     fn move_next(&mut self) -> Result<bool, Self::Error> {
-        let mut state = self.state;
-        let r = state.advance(|| self.step());
-        self.state = state;
-        if r == Ok(true) {
-            self.yielded += 1;
-        }
-        Ok(r?)
+        let (source, batch) = (&mut self.source, &mut self.batch);
+        Ok(self.place.advance(|place| {
+            if place.next_in_batch(batch.samples()) {
+                return Ok(true);
+            }
+            // A batch can come back empty (every record in it skipped): ask for the next.
+            loop {
+                batch.clear();
+                match source.next_batch(batch)? {
+                    Some(info) => {
+                        place.start_batch(info);
+                        if batch.samples() > 0 {
+                            return Ok::<_, DataError>(true);
+                        }
+                    }
+                    None => return Ok(false),
+                }
+            }
+        })?)
     }
 
     fn batch(&self) -> u64 {
-        self.info.id
+        self.place.batch()
     }
 
     fn position(&self) -> Option<u64> {
-        self.state.is_on_row().then(|| self.yielded - 1)
+        self.place.position()
     }
 
     fn id(&self) -> Result<RowId, CursorError> {
-        self.state.check_row()?;
-        Ok(RowId::from_position(
-            self.info.first_row + self.index as u64,
-        ))
+        self.place.id()
     }
 
     fn get_scalar(&self, col: usize) -> Result<Scalar, Self::Error> {
-        self.schema().expect(col, ValueType::AnyScalar)?;
-        Err(CursorError::ColumnOutOfRange { col, columns: 3 }.into())
+        self.place.get_scalar(col)
     }
 
     fn get_vector<St: StorageMut<Elem = f32>>(
@@ -223,16 +197,9 @@ impl<K: Key, S: BatchSource<K>> RowCursor for SampleCursor<'_, K, S> {
         col: usize,
         dst: &mut VBuffer<St>,
     ) -> Result<(), Self::Error> {
-        self.schema().expect(col, ValueType::Vector)?;
-        self.state.check_row()?;
         let keys = self.sample_keys();
-        Ok(fill_sample_vector(
-            col,
-            self.labels(),
-            self.dense(),
-            keys,
-            dst,
-        )?)
+        self.place
+            .get_vector(col, self.labels(), self.dense(), keys, dst)
     }
 
     fn get_string<H: StringHeap>(
@@ -240,6 +207,123 @@ impl<K: Key, S: BatchSource<K>> RowCursor for SampleCursor<'_, K, S> {
         col: usize,
         _dst: &mut TString<'_, H>,
     ) -> Result<(), Self::Error> {
+        self.place.get_string(col)
+    }
+}
+
+/// Where a row cursor over decoded sample batches stands, and the columns it shows: the
+/// batch it is in, the sample in that batch, the rows yielded. [`SampleCursor`] keeps one,
+/// and so can a cursor over batches held elsewhere (`tessera-lite`'s cursor sets read
+/// batches where their workers decoded them); both then number rows, report positions and
+/// answer the getters alike.
+#[derive(Debug, Clone)]
+pub struct SamplePlace {
+    progress: RowProgress,
+    info: BatchInfo,
+    /// The current sample in its batch.
+    index: usize,
+    columns: [Column<'static>; 3],
+}
+
+impl SamplePlace {
+    /// Before the first row of batches of samples shaped `dims`.
+    pub fn new(dims: Dims) -> Self {
+        Self {
+            progress: RowProgress::new(),
+            info: BatchInfo {
+                id: 0,
+                first_row: 0,
+            },
+            index: 0,
+            columns: sample_columns(dims),
+        }
+    }
+
+    /// The current sample's index in its batch, `None` off a row.
+    #[inline]
+    pub fn row(&self) -> Option<usize> {
+        self.progress.is_on_row().then_some(self.index)
+    }
+
+    /// One `move_next`: `step` moves the place (through [`next_in_batch`](Self::next_in_batch)
+    /// and [`start_batch`](Self::start_batch)) and says whether it is on a row; fused, as
+    /// [`RowProgress::advance`].
+    pub fn advance<E>(
+        &mut self,
+        step: impl FnOnce(&mut Self) -> Result<bool, E>,
+    ) -> Result<bool, E> {
+        let mut progress = self.progress;
+        let outcome = progress.advance(|| step(self));
+        self.progress = progress;
+        outcome
+    }
+
+    /// Moves to the next sample of the current batch, which holds `samples`; `false` (and
+    /// no move) if the cursor is not on a row or was on the batch's last sample.
+    #[inline]
+    pub fn next_in_batch(&mut self, samples: usize) -> bool {
+        let more = self.progress.is_on_row() && self.index + 1 < samples;
+        if more {
+            self.index += 1;
+        }
+        more
+    }
+
+    /// Moves to the first sample of batch `info`.
+    #[inline]
+    pub fn start_batch(&mut self, info: BatchInfo) {
+        self.info = info;
+        self.index = 0;
+    }
+
+    /// [`RowCursor::schema`]: label, dense features, keys.
+    pub fn schema(&self) -> Schema<'_> {
+        Schema::new(&self.columns)
+    }
+
+    /// [`RowCursor::batch`]: the current batch's number.
+    #[inline]
+    pub fn batch(&self) -> u64 {
+        self.info.id
+    }
+
+    /// [`RowCursor::position`].
+    #[inline]
+    pub fn position(&self) -> Option<u64> {
+        self.progress.position()
+    }
+
+    /// [`RowCursor::id`]: the sample's position in the source.
+    pub fn id(&self) -> Result<RowId, CursorError> {
+        self.progress.check_row()?;
+        Ok(RowId::from_position(
+            self.info.first_row + self.index as u64,
+        ))
+    }
+
+    /// [`RowCursor::get_scalar`]: no column is a scalar.
+    pub fn get_scalar(&self, col: usize) -> Result<Scalar, SampleCursorError> {
+        self.schema().expect(col, ValueType::AnyScalar)?;
+        Err(CursorError::ColumnOutOfRange { col, columns: 3 }.into())
+    }
+
+    /// [`RowCursor::get_vector`] for the current sample, whose `labels`, `dense` features
+    /// and `keys` (every slot's) the cursor reads from wherever its batch is.
+    pub fn get_vector<K: Key, St: StorageMut<Elem = f32>>(
+        &self,
+        col: usize,
+        labels: &[f32],
+        dense: &[f32],
+        keys: &[K],
+        dst: &mut VBuffer<St>,
+    ) -> Result<(), SampleCursorError> {
+        self.schema().expect(col, ValueType::Vector)?;
+        self.progress.check_row()?;
+        Ok(fill_sample_vector(col, labels, dense, keys, dst)?)
+    }
+
+    /// [`RowCursor::get_string`]: no column is a string.
+    pub fn get_string(&self, col: usize) -> Result<(), SampleCursorError> {
         self.schema().expect(col, ValueType::String)?;
         Err(CursorError::ColumnOutOfRange { col, columns: 3 }.into())
     }

@@ -37,7 +37,7 @@ pub use columns::{
     DENSE, KEYS, LABEL, fill_dense, fill_key_counts, fill_sample_vector, sample_columns,
 };
 pub use csr::{Checkpoint, Csr, CsrCapacity, CsrError, CsrView};
-pub use cursor::{SampleCursor, SampleCursorError};
+pub use cursor::{SampleCursor, SampleCursorError, SamplePlace};
 pub use error::{DataError, DataErrorKind, DecodeStats, EncodeError, ErrorPolicy};
 pub use index::BatchIndex;
 pub use key::Key;

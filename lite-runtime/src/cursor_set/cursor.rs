@@ -1,10 +1,8 @@
 //! [`SetCursor`]: the consolidated rows read in place, in the workers' buffers, with no
 //! copy into a batch of the consumer's.
 
-use tessera_core::cursor::{
-    Column, CursorError, CursorState, RowCursor, RowId, Scalar, Schema, ValueType,
-};
-use tessera_core::data::{BatchInfo, Key, SampleCursorError, fill_sample_vector, sample_columns};
+use tessera_core::cursor::{CursorError, RowCursor, RowId, Scalar, Schema};
+use tessera_core::data::{Key, SampleCursorError, SamplePlace};
 use tessera_core::sparse::{StorageMut, VBuffer};
 use tessera_core::tstring::{StringHeap, TString};
 
@@ -20,31 +18,17 @@ pub struct SetCursor<'scope, K> {
     set: CursorSet<'scope, K>,
     /// The batch holding the current row.
     current: Option<Taken<K>>,
-    /// The current batch's number and first row, kept after the end.
-    info: BatchInfo,
-    /// The current sample in `current`.
-    index: usize,
-    /// Rows yielded.
-    yielded: u64,
-    state: CursorState,
-    columns: [Column<'static>; 3],
+    place: SamplePlace,
 }
 
 impl<'scope, K: Key + Send> CursorSet<'scope, K> {
     /// The set's rows as a row cursor that reads each batch in place (see [`SetCursor`]).
     pub fn into_cursor(self) -> SetCursor<'scope, K> {
-        let columns = sample_columns(self.dims());
+        let place = SamplePlace::new(self.dims());
         SetCursor {
             set: self,
             current: None,
-            info: BatchInfo {
-                id: 0,
-                first_row: 0,
-            },
-            index: 0,
-            yielded: 0,
-            state: CursorState::BeforeFirst,
-            columns,
+            place,
         }
     }
 }
@@ -99,34 +83,7 @@ impl<'scope, K: Key + Send> SetCursor<'scope, K> {
 
     /// The batch and sample of the current row.
     fn on_row(&self) -> Option<(&Taken<K>, usize)> {
-        let taken = self.current.as_ref().filter(|_| self.state.is_on_row())?;
-        Some((taken, self.index))
-    }
-
-    fn step(&mut self) -> Result<bool, SampleCursorError> {
-        let more = self.current.as_ref().map(|t| t.samples);
-        if self.state.is_on_row() && more.is_some_and(|n| self.index + 1 < n) {
-            self.index += 1;
-            return Ok(true);
-        }
-        // A batch can come back empty (every record in it skipped): take the next.
-        loop {
-            if let Some(done) = self.current.take() {
-                self.set.give_back(done.lane, done.buffers);
-            }
-            match self.set.take()? {
-                Some(taken) => {
-                    self.info = taken.info;
-                    self.index = 0;
-                    let samples = taken.samples;
-                    self.current = Some(taken);
-                    if samples > 0 {
-                        return Ok(true);
-                    }
-                }
-                None => return Ok(false),
-            }
-        }
+        Some((self.current.as_ref()?, self.place.row()?))
     }
 }
 
@@ -134,40 +91,56 @@ impl<K: Key + Send> RowCursor for SetCursor<'_, K> {
     type Error = SampleCursorError;
 
     fn schema(&self) -> Schema<'_> {
-        Schema::new(&self.columns)
+        self.place.schema()
     }
 
     fn move_next(&mut self) -> Result<bool, Self::Error> {
-        let mut state = self.state;
-        let r = state.advance(|| self.step());
-        self.state = state;
-        if r == Ok(true) {
-            self.yielded += 1;
-        } else if let Some(done) = self.current.take() {
-            // Ended or failed: the batch goes back now, not at the drop.
-            self.set.give_back(done.lane, done.buffers);
+        let (set, current) = (&mut self.set, &mut self.current);
+        let r = self.place.advance(|place| {
+            if place.next_in_batch(current.as_ref().map_or(0, |t| t.samples)) {
+                return Ok(true);
+            }
+            // A batch can come back empty (every record in it skipped): take the next.
+            loop {
+                if let Some(done) = current.take() {
+                    set.give_back(done.lane, done.buffers);
+                }
+                match set.take()? {
+                    Some(taken) => {
+                        place.start_batch(taken.info);
+                        let samples = taken.samples;
+                        *current = Some(taken);
+                        if samples > 0 {
+                            return Ok::<_, SampleCursorError>(true);
+                        }
+                    }
+                    None => return Ok(false),
+                }
+            }
+        });
+        if r != Ok(true) {
+            if let Some(done) = self.current.take() {
+                // Ended or failed: the batch goes back now, not at the drop.
+                self.set.give_back(done.lane, done.buffers);
+            }
         }
         r
     }
 
     fn batch(&self) -> u64 {
-        self.info.id
+        self.place.batch()
     }
 
     fn position(&self) -> Option<u64> {
-        self.state.is_on_row().then(|| self.yielded - 1)
+        self.place.position()
     }
 
     fn id(&self) -> Result<RowId, CursorError> {
-        self.state.check_row()?;
-        Ok(RowId::from_position(
-            self.info.first_row + self.index as u64,
-        ))
+        self.place.id()
     }
 
     fn get_scalar(&self, col: usize) -> Result<Scalar, Self::Error> {
-        self.schema().expect(col, ValueType::AnyScalar)?;
-        Err(CursorError::ColumnOutOfRange { col, columns: 3 }.into())
+        self.place.get_scalar(col)
     }
 
     fn get_vector<St: StorageMut<Elem = f32>>(
@@ -175,16 +148,9 @@ impl<K: Key + Send> RowCursor for SetCursor<'_, K> {
         col: usize,
         dst: &mut VBuffer<St>,
     ) -> Result<(), Self::Error> {
-        self.schema().expect(col, ValueType::Vector)?;
-        self.state.check_row()?;
         let keys = self.sample_keys();
-        Ok(fill_sample_vector(
-            col,
-            self.labels(),
-            self.dense(),
-            keys,
-            dst,
-        )?)
+        self.place
+            .get_vector(col, self.labels(), self.dense(), keys, dst)
     }
 
     fn get_string<H: StringHeap>(
@@ -192,17 +158,14 @@ impl<K: Key + Send> RowCursor for SetCursor<'_, K> {
         col: usize,
         _dst: &mut TString<'_, H>,
     ) -> Result<(), Self::Error> {
-        self.schema().expect(col, ValueType::String)?;
-        Err(CursorError::ColumnOutOfRange { col, columns: 3 }.into())
+        self.place.get_string(col)
     }
 }
 
 impl<K> core::fmt::Debug for SetCursor<'_, K> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("SetCursor")
-            .field("info", &self.info)
-            .field("index", &self.index)
-            .field("state", &self.state)
+            .field("place", &self.place)
             .finish_non_exhaustive()
     }
 }
