@@ -37,6 +37,9 @@ use tessera_core::data::{
 };
 use tessera_lite::cursor_set::{BatchBuffers, BufferPool, CursorSet, CursorSetConfig, raw_cursors};
 
+mod support;
+use support::Rng;
+
 const SAMPLES: usize = 200_000;
 const BATCH: usize = 1024;
 const DIMS: Dims = Dims::new(1, 13, 26);
@@ -51,25 +54,12 @@ fn config() -> Criterion {
         .measurement_time(Duration::from_secs(8))
 }
 
-/// splitmix64, for deterministic data without a dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
-
 /// The Norm file: checksummed records, 1..=3 keys per slot.
 fn file(config: NormConfig) -> Vec<u8> {
     let enc = NormEncoder::<u32>::new(config);
     let mut out = vec![0u8; 128 + SAMPLES * config.max_record_bytes(4)];
     let mut n = enc.header(SAMPLES as u64, &mut out).unwrap();
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     let mut keys = [[0u32; 3]; 26];
     for _ in 0..SAMPLES {
         let label = [(rng.next() & 1) as f32];

@@ -30,6 +30,9 @@ use tessera_core::data::{
     Status, embedding_bag,
 };
 
+mod support;
+use support::Rng;
+
 const SAMPLES: usize = 100_000;
 const DIMS: Dims = Dims::new(1, 13, 26);
 const MAX_NNZ: usize = 3;
@@ -47,28 +50,6 @@ fn config() -> Criterion {
         .measurement_time(Duration::from_secs(3))
 }
 
-/// splitmix64, as in the other benches.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [-1, 1).
-    fn value(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 fn norm_config(check: Check) -> NormConfig {
     NormConfig::new(DIMS, MAX_NNZ as u32).with_check(check)
 }
@@ -77,7 +58,7 @@ fn norm_config(check: Check) -> NormConfig {
 fn norm_file(check: Check) -> Vec<u8> {
     let config = norm_config(check);
     let enc = NormEncoder::<u32>::new(config);
-    let mut rng = Rng(5);
+    let mut rng = Rng::new(5);
     let mut file = vec![0u8; 128];
     let mut n = enc.header(SAMPLES as u64, &mut file).unwrap();
     file.truncate(n);
@@ -246,7 +227,7 @@ fn pooling(c: &mut Criterion) {
     let rows = BATCH * DIMS.slot_num;
     let nnz = views.iter().map(|v| v.nnz()).sum::<usize>() / views.len();
     for dim in [16usize, 64] {
-        let mut rng = Rng(dim as u64);
+        let mut rng = Rng::new(dim as u64);
         let table: Vec<f32> = (0..VOCAB * dim).map(|_| rng.value()).collect();
         let table_nd = Array2::from_shape_vec((VOCAB, dim), table.clone()).unwrap();
         let mut out = vec![0.0f32; rows * dim];

@@ -22,6 +22,9 @@ use sprs::CsVecI;
 use tessera_alloc::{OwnedVBuffer, VecStorage};
 use tessera_core::sparse::{Slices, VBufferView};
 
+mod support;
+use support::Rng;
+
 /// Logical length of every vector.
 const LEN: usize = 1_000_000;
 
@@ -45,25 +48,6 @@ fn config() -> Criterion {
         .sample_size(20)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3))
-}
-
-/// splitmix64: deterministic, well-mixed inputs without a dependency (nearby seeds give
-/// unrelated streams, so two vectors' index sets are independent).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [-1, 1).
-    fn value(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-    }
 }
 
 /// How many different sparse inputs each benchmark cycles through at `density`: enough that
@@ -105,7 +89,7 @@ struct Sparse {
 
 impl Sparse {
     fn random(density: f64, seed: u64) -> Self {
-        let mut rng = Rng(seed);
+        let mut rng = Rng::new(seed);
         let threshold = (density * u64::MAX as f64) as u64;
         let (mut indices, mut values) = (Vec::new(), Vec::new());
         for i in 0..LEN as u32 {
@@ -135,7 +119,7 @@ impl Sparse {
 }
 
 fn dense_random(seed: u64) -> Vec<f32> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     (0..LEN).map(|_| rng.value()).collect()
 }
 

@@ -117,13 +117,7 @@ impl<K: Key> BufferPool<K> {
     ) -> Result<BatchBuffers<K>, CursorSetError> {
         let found = {
             let mut parked = self.lock();
-            loop {
-                match parked.pop() {
-                    Some(b) if b.fits(dims, samples, values) => break Some(b),
-                    Some(_) => continue,
-                    None => break None,
-                }
-            }
+            std::iter::from_fn(|| parked.pop()).find(|b| b.fits(dims, samples, values))
         };
         match found {
             Some(b) => Ok(b),
