@@ -29,8 +29,19 @@ pub trait BatchSource<K: Key> {
     ) -> Result<Option<BatchInfo>, DataError>;
 }
 
-/// The streaming-decoder contract that [`NormDecoder`] and [`RawDecoder`] share.
-pub trait StreamDecoder<K: Key> {
+/// Sealed, as [`Key`] is: a decoder must also jump to a record start that an earlier walk
+/// found, which only this crate's decoders can be trusted to do.
+mod seek {
+    pub trait Seek {
+        /// Moves forward to record `sample` starting at stream offset `offset` (only
+        /// [`BatchIndex`](crate::data::BatchIndex) knows such places).
+        fn skip_to(&mut self, sample: u64, offset: u64);
+    }
+}
+
+/// The streaming-decoder contract that [`NormDecoder`] and [`RawDecoder`] share (sealed:
+/// only they implement it).
+pub trait StreamDecoder<K: Key>: seek::Seek {
     /// Decodes whole records from `input` into `batch`, at most `max` of them.
     fn decode_records(
         &mut self,
@@ -46,17 +57,7 @@ pub trait StreamDecoder<K: Key> {
     fn position(&self) -> u64;
     /// Passes over up to `n` whole records without decoding them.
     fn pass_over(&mut self, input: &[u8], n: u64) -> Result<Progress, DataError>;
-    /// Moves forward to record `sample` starting at stream offset `offset`, found by an
-    /// earlier walk of the same stream (crate-private: only [`BatchIndex`] knows such
-    /// places).
-    #[doc(hidden)]
-    fn skip_to(&mut self, sample: u64, offset: u64, _: Sealed);
 }
-
-/// Keeps [`StreamDecoder::skip_to`] callable only from this crate.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy)]
-pub struct Sealed(());
 
 /// Both decoders already have these methods; the trait only names them.
 macro_rules! stream_decoder {
@@ -82,7 +83,9 @@ macro_rules! stream_decoder {
             fn pass_over(&mut self, input: &[u8], n: u64) -> Result<Progress, DataError> {
                 $d::pass_over(self, input, n)
             }
-            fn skip_to(&mut self, sample: u64, offset: u64, _: Sealed) {
+        }
+        impl<K: Key> seek::Seek for $d<K> {
+            fn skip_to(&mut self, sample: u64, offset: u64) {
                 $d::skip_to(self, sample, offset)
             }
         }
@@ -282,7 +285,7 @@ impl<D> SliceSource<'_, D> {
         let header = self.decoder.pass_over(&self.bytes[self.pos..], 0)?;
         self.pos += header.consumed;
         if start >= self.pos {
-            self.decoder.skip_to(target, start as u64, Sealed(()));
+            seek::Seek::skip_to(&mut self.decoder, target, start as u64);
             if self.decoder.position() == target {
                 self.pos = start;
             }
