@@ -77,16 +77,13 @@ impl<'i> BatchIndex<'i> {
             .map_or(usize::MAX, |p| p.consumed);
         let mut found = 0;
         while let Some(rest) = bytes.get(pos..) {
-            let passed = decoder.pass_over(rest, per_batch);
-            let (consumed, more) = match passed {
-                Ok(p) => (p.consumed, p.status == Status::BatchFull),
-                // The batch starts here all the same; its reader meets the error.
-                Err(_) => (1, false),
-            };
-            if consumed == 0 {
+            let (consumed, more) = match decoder.pass_over(rest, per_batch) {
+                Ok(p) if p.consumed > 0 => (p.consumed, p.status == Status::BatchFull),
                 // No record starts here (the end, or a record cut short).
-                break;
-            }
+                Ok(_) => break,
+                // The batch starts here all the same; its reader meets the error.
+                Err(_) => (0, false),
+            };
             if let Some(slot) = starts.get_mut(found) {
                 *slot = pos as u64;
             }
