@@ -143,15 +143,6 @@ fn load4(b: &[u8], at: usize) -> u64 {
     ) as u64
 }
 
-#[inline(always)]
-fn load2(b: &[u8], at: usize) -> u64 {
-    u16::from_le_bytes(
-        b.get(at..at + 2)
-            .and_then(|s| s.try_into().ok())
-            .unwrap_or([0; 2]),
-    ) as u64
-}
-
 impl Repr {
     /// A SMALL string of `b` (at most 22 bytes), assembled in registers from overlapping
     /// loads. Copying byte-wise into a stack array and then moving it as whole words stalls
@@ -161,31 +152,27 @@ impl Repr {
     pub(crate) fn small(b: &[u8]) -> Repr {
         let n = b.len();
         debug_assert!(n <= SMALL_CAPACITY);
-        // d0, d1, d2: the string's bytes [0, 8), [8, 16), [16, 22), zero-padded. In memory the
-        // size byte comes first, so each word carries the top byte of the one before; below
-        // 8 and 16 bytes the later words are known to be zero, which saves the shifts.
+        // The words as they lie in memory: w0 is the size byte and the string's bytes [0, 7),
+        // w1 its bytes [7, 15), w2 its bytes [15, 22), each zero past the end. From 8 bytes on,
+        // w1 and w2 are single unaligned loads (shifted right to drop what the word before
+        // already holds), so no word is spliced from two loads; below 8, two overlapping
+        // loads (or, under 4, the first, middle and last byte) give the bytes.
         let size = (n as u64) << 2;
-        let (w0, w1, w2) = if n >= 16 {
-            let tail = load8(b, n - 8);
-            let d2 = if n == 16 { 0 } else { tail >> ((24 - n) * 8) };
-            let (d0, d1) = (load8(b, 0), load8(b, 8));
-            (
-                size | (d0 << 8),
-                (d0 >> 56) | (d1 << 8),
-                (d1 >> 56) | (d2 << 8),
-            )
-        } else if n >= 8 {
-            let tail = load8(b, n - 8);
-            let d1 = if n == 8 { 0 } else { tail >> ((16 - n) * 8) };
-            let d0 = load8(b, 0);
-            (size | (d0 << 8), (d0 >> 56) | (d1 << 8), 0)
+        let (w0, w1, w2) = if n >= 8 {
+            let w0 = size | (load8(b, 0) << 8);
+            if n >= 16 {
+                (w0, load8(b, 7), load8(b, n - 8) >> ((23 - n) * 8))
+            } else {
+                (w0, load8(b, n - 8) >> ((15 - n) * 8), 0)
+            }
         } else {
             let d0 = if n >= 4 {
                 load4(b, 0) | (load4(b, n - 4) << ((n - 4) * 8))
-            } else if n >= 2 {
-                load2(b, 0) | (load2(b, n - 2) << ((n - 2) * 8))
-            } else if n == 1 {
-                b[0] as u64
+            } else if let (Some(&first), Some(&mid), Some(&last)) =
+                (b.first(), b.get(n / 2), b.last())
+            {
+                // 1 to 3 bytes: the first, middle and last cover them all.
+                first as u64 | (mid as u64) << (n / 2 * 8) | (last as u64) << ((n - 1) * 8)
             } else {
                 0
             };
