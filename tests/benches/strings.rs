@@ -17,7 +17,7 @@ use compact_str::CompactString;
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use tessera_alloc::RustHeap;
 use tessera_core::strings::{TfliteStrings, encode_tflite, tflite_encoded_len};
-use tessera_core::tstring::TString;
+use tessera_core::tstring::{NoHeap, TString};
 
 /// `TString` backed by Rust's global allocator, whatever `DefaultHeap` is in this build.
 type RustTString<'a> = TString<'a, RustHeap>;
@@ -34,6 +34,8 @@ const MAX_TENSOR_STRING: usize = 40;
 
 /// Benchmark names, shared by all groups so the tables line up.
 const TSTRING: &str = "TString<RustHeap>";
+/// `TString` with no heap, as on a microcontroller: SMALL strings only.
+const TSTRING_NO_HEAP: &str = "TString<NoHeap>";
 /// `TString::view`: borrows, copies nothing.
 const TSTRING_VIEW: &str = "TString::view (zero-copy)";
 /// `std::string::String`.
@@ -82,6 +84,71 @@ fn tstring_create(c: &mut Criterion) {
         });
         g.bench_with_input(BenchmarkId::new(TSTRING_VIEW, len), &bytes, |b, &bytes| {
             b.iter(|| RustTString::view(black_box(bytes)).unwrap());
+        });
+    }
+    g.finish();
+}
+
+/// How many strings `tstring/create_64` makes per iteration.
+const BATCH: usize = 64;
+
+/// Pushing 64 new strings of one length, from 64 different inputs, into a reused `Vec`, then
+/// dropping them all: the pattern of filling a string tensor. The single-string group above
+/// times one create with the harness's store and reload of the result around it, which takes
+/// as long as the create itself; here that is paid once per 64.
+fn tstring_create_batch(c: &mut Criterion) {
+    let mut g = c.benchmark_group("tstring/create_64");
+    for len in LENGTHS {
+        let texts: Vec<String> = (0..BATCH).map(|i| ascii(len, i)).collect();
+        let strs: [&str; BATCH] = core::array::from_fn(|i| texts[i].as_str());
+        let bytes: [&[u8]; BATCH] = strs.map(str::as_bytes);
+        g.throughput(Throughput::Elements(BATCH as u64));
+        g.bench_with_input(BenchmarkId::new(TSTRING, len), &bytes, |b, bytes| {
+            let mut made: Vec<RustTString> = Vec::with_capacity(BATCH);
+            b.iter(|| {
+                made.clear();
+                for b in black_box(bytes) {
+                    made.push(RustTString::from_bytes(b).unwrap());
+                }
+                black_box(&made);
+            });
+        });
+        if len <= RustTString::SMALL_CAPACITY {
+            // Without a heap (firmware): SMALL strings only.
+            g.bench_with_input(
+                BenchmarkId::new(TSTRING_NO_HEAP, len),
+                &bytes,
+                |b, bytes| {
+                    let mut made: Vec<TString<NoHeap>> = Vec::with_capacity(BATCH);
+                    b.iter(|| {
+                        made.clear();
+                        for b in black_box(bytes) {
+                            made.push(TString::from_bytes(b).unwrap());
+                        }
+                        black_box(&made);
+                    });
+                },
+            );
+        }
+        g.bench_with_input(BenchmarkId::new(STRING, len), &strs, |b, strs| {
+            let mut made: Vec<String> = Vec::with_capacity(BATCH);
+            b.iter(|| {
+                made.clear();
+                for s in black_box(strs) {
+                    made.push(String::from(*s));
+                }
+                black_box(&made);
+            });
+        });
+        g.bench_with_input(BenchmarkId::new(COMPACT, len), &strs, |b, strs| {
+            let mut made: Vec<CompactString> = Vec::with_capacity(BATCH);
+            b.iter(|| {
+                made.clear();
+                for s in black_box(strs) {
+                    made.push(CompactString::new(s));
+                }
+                black_box(&made);
+            });
         });
     }
     g.finish();
@@ -307,7 +374,7 @@ fn tflite_encode(c: &mut Criterion) {
 criterion_group! {
     name = tstring;
     config = config();
-    targets = tstring_create, tstring_clone, tstring_read
+    targets = tstring_create, tstring_create_batch, tstring_clone, tstring_read
 }
 criterion_group! {
     name = tflite;
