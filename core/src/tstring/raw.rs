@@ -137,21 +137,28 @@ pub unsafe fn bytes<'s, H: StringHeap>(this: *const TString<'_, H>) -> &'s [u8] 
 /// # Safety
 /// `old` must be a copy of a valid string's bytes that nothing else will release.
 unsafe fn release_repr<H: StringHeap>(old: &Repr) {
-    // SAFETY: `old` is a valid string (caller), so the tag names the live view.
-    unsafe {
-        match TStringType::from_tag(old.raw[0]) {
-            TStringType::Large => {
-                if let Some(p) = NonNull::new(old.large.ptr) {
-                    H::release(p, old.large.cap + 1);
-                }
-            }
-            TStringType::View => {
-                if !old.view.owner.is_null() {
-                    TStringOwner::release(old.view.owner);
-                }
-            }
-            TStringType::Small | TStringType::Offset => {}
+    // SAFETY: every byte is initialised; the caller's contract is `release_words`'s.
+    unsafe { release_words::<H>(old.raw[0] & 0b11, old.large.cap, old.large.ptr) }
+}
+
+/// [`release_repr`] given the words that say what a string owns: its tag (the low two bits of
+/// byte 0) and its second and third words, which are a LARGE string's `cap` and `ptr` and a
+/// VIEW's data pointer and owner. Frees a LARGE block of `cap + 1` bytes at `ptr`, or
+/// releases the owner `ptr` of a VIEW that has one; SMALL and OFFSET strings own nothing.
+///
+/// # Safety
+/// The words must come from a valid string whose block or owner reference nothing else will
+/// release.
+#[inline]
+pub(crate) unsafe fn release_words<H: StringHeap>(tag: u8, cap: usize, ptr: *mut u8) {
+    if tag == TStringType::Large as u8 {
+        if let Some(p) = NonNull::new(ptr) {
+            // SAFETY: a valid LARGE string owns its block of `cap + 1` bytes (caller).
+            unsafe { H::release(p, cap + 1) }
         }
+    } else if tag == TStringType::View as u8 && !ptr.is_null() {
+        // SAFETY: a valid VIEW with an owner holds one reference to it (caller).
+        unsafe { TStringOwner::release(ptr.cast_const().cast()) }
     }
 }
 

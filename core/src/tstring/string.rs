@@ -415,20 +415,13 @@ fn offset_bytes<'s, H: StringHeap>(s: &'s TString<'_, H>) -> &'s [u8] {
     unsafe { raw::bytes(s) }
 }
 
-/// Frees a LARGE string's block of `cap + 1` bytes at `ptr`, or releases a VIEW's owner `ptr`
-/// (if any): the work of dropping a string, given the words that say what it owns.
+/// What dropping a string does when it owns something, out of line: see
+/// [`raw::release_words`].
 #[cold]
 #[inline(never)]
 fn release<H: StringHeap>(tag: u8, cap: usize, ptr: *mut u8) {
-    if tag == TStringType::Large as u8 {
-        if let Some(p) = NonNull::new(ptr) {
-            // SAFETY: a LARGE string being dropped owns its block of `cap + 1` bytes.
-            unsafe { H::release(p, cap + 1) }
-        }
-    } else if tag == TStringType::View as u8 && !ptr.is_null() {
-        // SAFETY: a VIEW being dropped holds one reference to its live owner.
-        unsafe { TStringOwner::release(ptr.cast_const().cast()) }
-    }
+    // SAFETY: the words of a valid string being dropped, released once.
+    unsafe { raw::release_words::<H>(tag, cap, ptr) }
 }
 
 /// `len` bytes at `p`, or the empty slice for a zero length (whatever `p` is).
