@@ -142,7 +142,8 @@ enum TesseraStatus tessera_tflite_strings_encoded_len(const struct TesseraTStrin
                                                       size_t *len);
 
 // Encodes `n` strings as a TFLite string tensor into `out` (`out_len` bytes). `*written`
-// receives the bytes written, or with `TESSERA_BUFFER_TOO_SMALL` the bytes needed (nothing written).
+// receives the bytes written, or with `TESSERA_BUFFER_TOO_SMALL` the bytes needed (`out` may
+// then hold part of a tensor, which is not a valid one).
 //
 // # Safety
 // `strings` holds `n` valid strings; `out` is writable for `out_len` bytes and does not

@@ -329,6 +329,70 @@ fn concat_bytes(strings: &[String], out: &mut [u8]) -> usize {
     pos
 }
 
+/// Reads one byte of each string (its first, or 0 if empty), the least any encoder from
+/// separate strings does: one load of each `String` and one of its heap block.
+fn touch_each(strings: &[String]) -> usize {
+    strings
+        .iter()
+        .map(|s| usize::from(s.as_bytes().first().copied().unwrap_or(0)))
+        .sum()
+}
+
+/// As [`concat_bytes`], with each string of at most 64 bytes moved by one AVX-512 masked load
+/// and one masked store: no branch on the length, no call. A reference for the fastest copy
+/// of separate strings found on the benchmark machine; `None` where AVX-512 is missing.
+#[cfg(target_arch = "x86_64")]
+fn concat_masked(strings: &[String], out: &mut [u8]) -> Option<usize> {
+    if !(is_x86_feature_detected!("avx512bw") && is_x86_feature_detected!("bmi2")) {
+        return None;
+    }
+    let total: usize = strings.iter().map(String::len).sum();
+    if out.len() < total {
+        return None;
+    }
+    // SAFETY: the features were detected above, and `out` holds every string's bytes.
+    Some(unsafe { concat_masked_avx512(strings, out) })
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn concat_masked(_: &[String], _: &mut [u8]) -> Option<usize> {
+    None
+}
+
+/// # Safety
+/// The CPU has AVX-512BW and BMI2; `out` is at least as long as all strings together.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw,bmi2")]
+// AVX-512 intrinsics are stable from Rust 1.89; benchmarks are built with a current stable
+// (the libraries keep the workspace's `rust-version`).
+#[allow(clippy::incompatible_msrv)]
+unsafe fn concat_masked_avx512(strings: &[String], out: &mut [u8]) -> usize {
+    use std::arch::x86_64::{_bzhi_u64, _mm512_mask_storeu_epi8, _mm512_maskz_loadu_epi8};
+    let base = out.as_mut_ptr();
+    let mut pos = 0;
+    for s in strings {
+        let n = s.len();
+        // An empty string's pointer is dangling: a masked load from it, even of no bytes,
+        // takes a slow fault-suppression path, so it is skipped.
+        if n == 0 {
+            continue;
+        }
+        // SAFETY: `pos + n <= out.len()` (the caller's contract); the masks cover the `n`
+        // bytes of `s` and of `out[pos..]`, and masked-off bytes are neither read nor written.
+        unsafe {
+            if n <= 64 {
+                let k = _bzhi_u64(u64::MAX, n as u32);
+                let v = _mm512_maskz_loadu_epi8(k, s.as_ptr().cast());
+                _mm512_mask_storeu_epi8(base.add(pos).cast(), k, v);
+            } else {
+                std::ptr::copy_nonoverlapping(s.as_ptr(), base.add(pos), n);
+            }
+        }
+        pos += n;
+    }
+    pos
+}
+
 /// Encoding the 100 000 strings into a preallocated buffer vs copying the finished buffer.
 fn tflite_encode(c: &mut Criterion) {
     let strings = tensor_strings();
@@ -359,11 +423,33 @@ fn tflite_encode(c: &mut Criterion) {
             b.iter(|| encode_tflite(black_box(view).iter(), black_box(&mut out2[..])).unwrap());
         },
     );
+    // The same strings as `TString`s (TensorFlow's DT_STRING layout): SMALL up to 22 bytes,
+    // stored inline in the array, and LARGE past that.
+    let tstrings: Vec<RustTString<'static>> = strings
+        .iter()
+        .map(|s| RustTString::from_bytes(s.as_bytes()).unwrap())
+        .collect();
+    let mut out3 = vec![0u8; encoded.len()];
+    assert_eq!(encode_tflite(&tstrings, &mut out3), Ok(encoded.len()));
+    assert_eq!(out3, encoded);
+    g.bench_function("encode_tflite (Vec<TString> -> preallocated buffer)", |b| {
+        b.iter(|| encode_tflite(black_box(&tstrings), black_box(&mut out3[..])).unwrap());
+    });
     g.bench_function("hand-written single pass (reference)", |b| {
         b.iter(|| encode_by_hand(black_box(&strings), black_box(&mut out[..])));
     });
     g.bench_function("bytes only, one copy per string (reference)", |b| {
         b.iter(|| concat_bytes(black_box(&strings), black_box(&mut out[..])));
+    });
+    let total: usize = strings.iter().map(String::len).sum();
+    if concat_masked(&strings, &mut out) == Some(total) {
+        assert_eq!(out[..total], encoded[encoded.len() - total..]);
+        g.bench_function("bytes only, AVX-512 masked moves (reference)", |b| {
+            b.iter(|| concat_masked(black_box(&strings), black_box(&mut out[..])));
+        });
+    }
+    g.bench_function("one byte of each string, no copy (reference)", |b| {
+        b.iter(|| touch_each(black_box(&strings)));
     });
     g.bench_function("memcpy of the encoded buffer (copy_from_slice)", |b| {
         b.iter(|| black_box(&mut out[..]).copy_from_slice(black_box(&encoded)));

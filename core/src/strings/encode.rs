@@ -41,24 +41,6 @@ where
     Ok((count, total))
 }
 
-/// Writes `value` as a little-endian `i32` at byte `at`; `false` if it is not an `i32` or does
-/// not fit in `out`.
-fn put_word(out: &mut [u8], at: usize, value: usize) -> bool {
-    let Ok(value) = i32::try_from(value) else {
-        return false;
-    };
-    match out
-        .get_mut(at..)
-        .and_then(|rest| rest.first_chunk_mut::<WORD>())
-    {
-        Some(word) => {
-            *word = value.to_le_bytes();
-            true
-        }
-        None => false,
-    }
-}
-
 /// Bytes needed to encode `strings` as a TFLite string tensor: `4 * (N + 2)` plus the sum of
 /// the string lengths.
 ///
@@ -86,17 +68,20 @@ where
 /// Encodes `strings` as a TFLite string tensor at the start of `out`; returns the bytes
 /// written, which is [`tflite_encoded_len`]`(strings)`.
 ///
-/// `strings` is walked twice, once to size the tensor and once to write it, so it must be
-/// `Clone` (slices, arrays, `Vec`s and their iterators are). Nothing is written past the
-/// returned length, and on error nothing is written at all.
+/// `strings` must be `Clone` (slices, arrays, `Vec`s and their iterators are). When its
+/// iterator knows its exact length (`size_hint`), as those do, the tensor is written in one
+/// walk, checking the room left before each string. Otherwise, or if that walk does not fit,
+/// `strings` is measured first and walked again to write. On success nothing is written past
+/// the returned length; on error `out` may hold part of a tensor, which is not a valid one.
 ///
 /// # Errors
 /// - [`EncodeError::TooLarge`] if the tensor would be longer than `i32::MAX` bytes.
 /// - [`EncodeError::Capacity`] if `out` is shorter than the tensor, with the exact size needed.
 ///
-/// If cloning `strings` does not give the same sequence twice (a misbehaving `Clone`), the
-/// result is [`EncodeError::Capacity`] comparing what the second walk needed with what the first
-/// one reserved, and `out[..reserved]` holds unspecified bytes. Nothing panics either way.
+/// If cloning `strings` does not give the same sequence each time (a misbehaving `Clone`), the
+/// result is either a tensor of one of the sequences or [`EncodeError::Capacity`] comparing
+/// what the last walk needed with what the walk before it measured. Nothing panics either way,
+/// and nothing is written past `out`.
 ///
 /// # Example
 /// ```
@@ -121,57 +106,100 @@ where
     I: IntoIterator<Item = B> + Clone,
     B: AsRef<[u8]>,
 {
+    let walk = strings.clone().into_iter();
+    if let (lower, Some(upper)) = walk.size_hint() {
+        if lower == upper {
+            if let Ok(written) = write_tensor(walk, lower, out) {
+                return Ok(written);
+            }
+        }
+    }
+    // The count is unknown, or the tensor did not fit (or the hint was wrong): measure, so
+    // that the error says exactly what is needed.
     let (count, needed) =
         measure(strings.clone()).map_err(|index| EncodeError::TooLarge { index })?;
     let available = out.len();
     let out = out
         .get_mut(..needed)
         .ok_or(EncodeError::Capacity(CapacityError { needed, available }))?;
-
-    // From here every write lands in `out[..needed]` through split slices, so even a second
-    // walk that disagrees with the first cannot write past `needed` or panic.
-    let table_end = table_byte(count.saturating_add(1));
-    let (head, mut rest) = out.split_at_mut(table_end.min(needed));
-    let (count_word, table) = head.split_at_mut(WORD.min(head.len()));
-    let mut slots = table.chunks_exact_mut(WORD);
-    let mut ok = put_word(count_word, 0, count);
-    let mut pos = table_end;
-    let mut seen: usize = 0;
-    let mut data: usize = 0;
-    for s in strings {
-        let s = s.as_ref();
-        seen = seen.saturating_add(1);
-        data = data.saturating_add(s.len());
-        if !ok {
-            continue;
-        }
-        match slots.next() {
-            // `pos <= needed <= i32::MAX` (checked by `measure`), so the cast is exact.
-            Some(slot) if s.len() <= rest.len() => {
-                slot.copy_from_slice(&(pos as u32).to_le_bytes());
-                let (dst, tail) = core::mem::take(&mut rest).split_at_mut(s.len());
-                copy_bytes(dst, s);
-                rest = tail;
-                pos += s.len();
-            }
-            _ => ok = false,
-        }
-    }
-    let last = slots.next();
-    if let (true, Some(slot), None, true) = (ok, last, slots.next(), rest.is_empty()) {
-        slot.copy_from_slice(&(pos as u32).to_le_bytes());
-        Ok(needed)
-    } else {
-        let second = table_byte(seen.saturating_add(1)).saturating_add(data);
-        Err(EncodeError::Capacity(CapacityError {
+    write_tensor(strings.into_iter(), count, out).map_err(|second| {
+        EncodeError::Capacity(CapacityError {
             needed: second,
             available: needed,
-        }))
+        })
+    })
+}
+
+/// Writes a tensor of `count` strings, the first `count` items of `strings`, into `out`; the
+/// bytes written, or (if `strings` has another length or the tensor does not fit in `out` or
+/// in `i32` offsets) the encoded length of this walk of `strings`, saturating.
+///
+/// Every write lands in `out` through split slices, so a wrong `count` can neither panic nor
+/// write past `out`.
+fn write_tensor<I, B>(mut strings: I, count: usize, out: &mut [u8]) -> Result<usize, usize>
+where
+    I: Iterator<Item = B>,
+    B: AsRef<[u8]>,
+{
+    let table_end = table_byte(count.saturating_add(1));
+    let limit = out.len().min(MAX_LEN);
+    let Some((head, data)) = out[..limit].split_at_mut_checked(table_end) else {
+        return Err(walk_len(0, 0, strings));
+    };
+    let Some((count_word, table)) = head.split_first_chunk_mut::<WORD>() else {
+        return Err(walk_len(0, 0, strings));
+    };
+    let Some((slots, last)) = table.split_last_chunk_mut::<WORD>() else {
+        return Err(walk_len(0, 0, strings));
+    };
+    let mut slots = slots.chunks_exact_mut(WORD);
+    // Bytes of `data` used; `table_end + used <= limit <= MAX_LEN`, so offsets fit an `i32`.
+    let mut used = 0;
+    let mut walked = 0;
+    // Slots first: once they run out, `zip` stops without taking a string from the walk.
+    for (slot, s) in (&mut slots).zip(strings.by_ref()) {
+        let s = s.as_ref();
+        // Cannot overflow: both are sizes of objects in memory, at most `isize::MAX` each.
+        let end = used + s.len();
+        let Some(dst) = data.get_mut(used..end) else {
+            return Err(walk_len(walked + 1, end, strings));
+        };
+        slot.copy_from_slice(&((table_end + used) as u32).to_le_bytes());
+        copy_bytes(dst, s);
+        used = end;
+        walked += 1;
+    }
+    match (walked == count, strings.next(), i32::try_from(count)) {
+        (true, None, Ok(n)) => {
+            *count_word = n.to_le_bytes();
+            *last = ((table_end + used) as u32).to_le_bytes();
+            Ok(table_end + used)
+        }
+        // A walk shorter or longer than `count`.
+        (_, extra, _) => {
+            let (more, bytes) = extra.map_or((0, 0), |s| (1, s.as_ref().len()));
+            Err(walk_len(walked + more, used + bytes, strings))
+        }
     }
 }
 
+/// The encoded length of a walk that has seen `walked` strings of `data` bytes and has `rest`
+/// to go, saturating at `usize::MAX`.
+#[cold]
+fn walk_len<I, B>(walked: usize, data: usize, rest: I) -> usize
+where
+    I: Iterator<Item = B>,
+    B: AsRef<[u8]>,
+{
+    let (walked, data) = rest.fold((walked, data), |(n, d), s| {
+        (n.saturating_add(1), d.saturating_add(s.as_ref().len()))
+    });
+    table_byte(walked.saturating_add(1)).saturating_add(data)
+}
+
 /// Copies `src` into `dst` (same length). Short strings, the common case in string tensors,
-/// are copied with two overlapping fixed-size moves instead of a call to `memcpy`.
+/// are copied with two overlapping fixed-size moves instead of a call to `memcpy` (whose call
+/// and dispatch cost more than the copy).
 #[inline(always)]
 fn copy_bytes(dst: &mut [u8], src: &[u8]) {
     let n = src.len();
@@ -181,22 +209,36 @@ fn copy_bytes(dst: &mut [u8], src: &[u8]) {
         // checks below.
         return;
     }
-    if n > 32 {
+    if n > 64 {
         dst.copy_from_slice(src);
+    } else if n >= 32 {
+        move_ends::<32>(dst, src);
     } else if n >= 16 {
-        dst[..16].copy_from_slice(&src[..16]);
-        dst[n - 16..].copy_from_slice(&src[n - 16..]);
+        move_ends::<16>(dst, src);
     } else if n >= 8 {
-        dst[..8].copy_from_slice(&src[..8]);
-        dst[n - 8..].copy_from_slice(&src[n - 8..]);
+        move_ends::<8>(dst, src);
     } else if n >= 4 {
-        dst[..4].copy_from_slice(&src[..4]);
-        dst[n - 4..].copy_from_slice(&src[n - 4..]);
-    } else {
-        for (d, s) in dst.iter_mut().zip(src) {
-            *d = *s;
-        }
+        move_ends::<4>(dst, src);
+    } else if n > 0 {
+        // First, middle and last byte: all of 1 to 3 bytes.
+        dst[0] = src[0];
+        dst[n / 2] = src[n / 2];
+        dst[n - 1] = src[n - 1];
     }
+}
+
+/// Copies `src` into `dst` (same length, `K..=2 * K` bytes) as its first and its last `K`
+/// bytes.
+#[inline(always)]
+fn move_ends<const K: usize>(dst: &mut [u8], src: &[u8]) {
+    let n = src.len();
+    if let (Some(d), Some(s)) = (dst.first_chunk_mut::<K>(), src.first_chunk::<K>()) {
+        *d = *s;
+    }
+    if let (Some(d), Some(s)) = (dst.last_chunk_mut::<K>(), src.last_chunk::<K>()) {
+        *d = *s;
+    }
+    debug_assert!((K..=2 * K).contains(&n));
 }
 
 #[cfg(test)]
@@ -250,17 +292,20 @@ mod tests {
     }
 
     #[test]
-    fn too_small_writes_nothing() {
+    fn too_small_reports_the_size_needed() {
+        let words = ["AB", "", "CDE"];
         for available in 0..25 {
+            let expected = Err(EncodeError::Capacity(CapacityError {
+                needed: 25,
+                available,
+            }));
             let mut buf = vec![0xAAu8; available];
+            // Known length (written in one walk) and unknown length (measured first).
+            assert_eq!(encode_tflite(words, &mut buf), expected);
             assert_eq!(
-                encode_tflite(["AB", "", "CDE"], &mut buf),
-                Err(EncodeError::Capacity(CapacityError {
-                    needed: 25,
-                    available
-                }))
+                encode_tflite(words.iter().filter(|_| true), &mut buf),
+                expected
             );
-            assert!(buf.iter().all(|&b| b == 0xAA));
         }
     }
 
@@ -293,27 +338,57 @@ mod tests {
                 available: 8
             }))
         );
-        assert!(small.iter().all(|&b| b == 0xAA));
     }
 
-    /// A `Clone` that yields a different sequence on each walk.
+    /// A `Clone` that yields a different sequence on each walk, with an exact `size_hint` or
+    /// none.
     #[derive(Clone)]
     struct Fickle<'c> {
         walks: &'c Cell<usize>,
         seqs: &'c [&'c [&'c [u8]]],
+        exact: bool,
+    }
+
+    struct FickleIter<'c> {
+        inner: core::slice::Iter<'c, &'c [u8]>,
+        exact: bool,
+    }
+
+    impl<'c> Iterator for FickleIter<'c> {
+        type Item = &'c [u8];
+
+        fn next(&mut self) -> Option<Self::Item> {
+            self.inner.next().copied()
+        }
+
+        fn size_hint(&self) -> (usize, Option<usize>) {
+            let n = self.inner.len();
+            if self.exact { (n, Some(n)) } else { (0, None) }
+        }
     }
 
     impl<'c> IntoIterator for Fickle<'c> {
         type Item = &'c [u8];
-        type IntoIter = core::iter::Copied<core::slice::Iter<'c, &'c [u8]>>;
+        type IntoIter = FickleIter<'c>;
 
         fn into_iter(self) -> Self::IntoIter {
             let walk = self.walks.get();
             self.walks.set(walk + 1);
-            self.seqs[walk % self.seqs.len()].iter().copied()
+            FickleIter {
+                inner: self.seqs[walk % self.seqs.len()].iter(),
+                exact: self.exact,
+            }
         }
     }
 
+    fn encoded(strings: &[&[u8]]) -> Vec<u8> {
+        let mut buf = vec![0u8; tflite_encoded_len(strings).unwrap()];
+        assert_eq!(encode_tflite(strings, &mut buf), Ok(buf.len()));
+        buf
+    }
+
+    /// Walk 0 is the one whose `size_hint` is asked; with an exact hint it is also the one
+    /// written. Without, walk 1 is measured and walk 2 written.
     #[test]
     fn fickle_clone_neither_panics_nor_overruns() {
         let cases: [&[&[u8]]; 6] = [
@@ -324,30 +399,40 @@ mod tests {
             &[b"A", b"", b"CDE"],
             &[],
         ];
-        for first in cases {
-            for second in cases {
-                let walks = Cell::new(0);
-                let seqs = [first, second];
-                let fickle = Fickle {
-                    walks: &walks,
-                    seqs: &seqs,
-                };
-                let needed = tflite_encoded_len(first).unwrap();
-                let mut buf = [0xAAu8; 64];
-                let result = encode_tflite(fickle, &mut buf);
-                assert!(buf[needed..].iter().all(|&b| b == 0xAA));
-                let total_first: usize = first.iter().map(|s| s.len()).sum();
-                let total_second: usize = second.iter().map(|s| s.len()).sum();
-                if first.len() == second.len() && total_first == total_second {
-                    assert_eq!(result, Ok(needed));
-                } else {
-                    assert_eq!(
-                        result,
-                        Err(EncodeError::Capacity(CapacityError {
-                            needed: tflite_encoded_len(second).unwrap(),
-                            available: needed
-                        }))
-                    );
+        for exact in [true, false] {
+            for a in cases {
+                for b in cases {
+                    for c in cases {
+                        let walks = Cell::new(0);
+                        let seqs = [a, b, c];
+                        let fickle = Fickle {
+                            walks: &walks,
+                            seqs: &seqs,
+                            exact,
+                        };
+                        let mut buf = [0xAAu8; 64];
+                        let result = encode_tflite(fickle, &mut buf[..48]);
+                        assert!(buf[48..].iter().all(|&x| x == 0xAA));
+                        let total = |s: &[&[u8]]| s.iter().map(|s| s.len()).sum::<usize>();
+                        let written = if exact {
+                            a
+                        } else if c.len() == b.len() && total(c) <= total(b) {
+                            c
+                        } else {
+                            assert_eq!(
+                                result,
+                                Err(EncodeError::Capacity(CapacityError {
+                                    needed: tflite_encoded_len(c).unwrap(),
+                                    available: tflite_encoded_len(b).unwrap(),
+                                }))
+                            );
+                            continue;
+                        };
+                        let expected = encoded(written);
+                        assert_eq!(result, Ok(expected.len()));
+                        assert_eq!(buf[..expected.len()], expected[..]);
+                        assert!(buf[expected.len()..].iter().all(|&x| x == 0xAA));
+                    }
                 }
             }
         }

@@ -148,16 +148,16 @@ impl fmt::Display for StringTensorError {
 
 impl core::error::Error for StringTensorError {}
 
-/// Why [`encode_tflite`](super::encode_tflite) wrote no tensor.
+/// Why [`encode_tflite`](super::encode_tflite) wrote no tensor. The output buffer may then
+/// hold part of one, which is not a valid tensor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum EncodeError {
     /// The output buffer is smaller than the encoded tensor; `needed` is the exact size
-    /// ([`tflite_encoded_len`](super::tflite_encoded_len)). Nothing was written.
+    /// ([`tflite_encoded_len`](super::tflite_encoded_len)).
     Capacity(CapacityError),
     /// With string `index` the tensor would be longer than `i32::MAX` bytes, the largest offset
     /// a TFLite string tensor can hold (this bounds both the count and the total length).
-    /// Nothing was written.
     TooLarge {
         /// Index of the first string that no longer fits.
         index: usize,
