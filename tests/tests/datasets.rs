@@ -760,6 +760,41 @@ fn parquet_missing_column_is_a_schema_error() {
 }
 
 #[test]
+fn parquet_chunk_outside_the_file_is_a_typed_error() {
+    // Bytes of part_0.parquet's footer (Thrift zigzag varints): the low bit of a varint flips
+    // its sign, a high bit makes it huge. The parquet crate asserts on negative ones.
+    let dir = TempDir::new("parquet-chunk");
+    dir.copy("parquet/_metadata.json");
+    for (at, xor, column, start, len) in [
+        (3073, 0x01, "C3.list.element", 4, -169),
+        (3185, 0x01, "I2", -173, 115),
+        (3186, 0x80, "I2", 229_548, 115),
+    ] {
+        let path = dir.edited("parquet/part_0.parquet", |b| b[at] ^= xor);
+        let e = ParquetReader::<u32>::open(&path, ParquetConfig::default())
+            .and_then(|mut r| batches(&mut r, 16, 256).map(|_| ()))
+            .expect_err("a corrupt footer");
+        let DatasetError::ColumnChunk {
+            row_group,
+            column: c,
+            start: s,
+            len: l,
+            file_len,
+            ..
+        } = &e
+        else {
+            panic!("byte {at}: {e}");
+        };
+        assert_eq!(
+            (*row_group, c.as_str(), *s, *l, *file_len),
+            (0, column, start, len, 6195),
+            "byte {at}: {e}"
+        );
+        assert!(e.to_string().contains("outside the 6195-byte file"), "{e}");
+    }
+}
+
+#[test]
 fn corrupt_parquet_bytes_are_errors_not_panics() {
     // Single-byte corruptions of part_0.parquet on which the parquet crate panics or has
     // panicked (57: RLE, dictionary and Thrift decoders, a capacity overflow; 59: the last

@@ -75,6 +75,23 @@ pub enum DatasetError {
         /// What is wrong.
         kind: RowErrorKind,
     },
+    /// A Parquet file's footer places a column chunk outside the file (a negative offset or
+    /// size, or an end past the file's length): the footer is corrupt.
+    ColumnChunk {
+        /// The Parquet file.
+        path: PathBuf,
+        /// The row group, from 0.
+        row_group: usize,
+        /// The column (its dotted path in the schema).
+        column: String,
+        /// The chunk's first byte as the footer gives it (the dictionary page's, else the
+        /// first data page's).
+        start: i64,
+        /// The chunk's size in bytes as the footer gives it.
+        len: i64,
+        /// The file's length.
+        file_len: u64,
+    },
     /// The Parquet library failed to decode the file (corrupt pages, bad footer, …).
     Parquet {
         /// The Parquet file.
@@ -191,6 +208,7 @@ impl DatasetError {
             | Self::RowCount { path, .. }
             | Self::Schema { path, .. }
             | Self::Row { path, .. }
+            | Self::ColumnChunk { path, .. }
             | Self::Parquet { path, .. }
             | Self::Config { path, .. }
             | Self::Encode { path, .. }
@@ -240,6 +258,18 @@ impl fmt::Display for DatasetError {
             Self::Row {
                 row, column, kind, ..
             } => write!(f, "{p}: row {row}, column {column:?}: {kind}"),
+            Self::ColumnChunk {
+                row_group,
+                column,
+                start,
+                len,
+                file_len,
+                ..
+            } => write!(
+                f,
+                "{p}: row group {row_group}, column {column:?}: the footer puts its chunk at \
+                 byte {start}, {len} bytes long, outside the {file_len}-byte file"
+            ),
             Self::Parquet { source, .. } => write!(f, "{p}: {source}"),
             Self::Config { reason, .. } => write!(f, "{p}: {reason}"),
             Self::Encode { sample, error, .. } => write!(f, "{p}: sample {sample}: {error}"),

@@ -6,6 +6,7 @@ use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 
 use parquet::errors::ParquetError;
+use parquet::file::metadata::ParquetMetaData;
 use parquet::file::reader::FileReader;
 use parquet::file::serialized_reader::SerializedFileReader;
 use tessera_core::data::{Dims, ErrorPolicy, Key, SampleBatch};
@@ -203,8 +204,10 @@ impl<K: Key> ParquetReader<K> {
         self.stats.files.push(FileStats::new(&path));
         let listed = self.listed_rows(&path)?;
         let file = File::open(&path).map_err(DatasetError::io(&path))?;
+        let file_len = file.metadata().map_err(DatasetError::io(&path))?.len();
         let reader = guarded(&path, || SerializedFileReader::new(file))?;
         let md = reader.metadata();
+        check_chunks(&path, md, file_len)?;
         let footer = u64::try_from(md.file_metadata().num_rows()).unwrap_or(u64::MAX);
         let groups = md
             .row_groups()
@@ -406,10 +409,40 @@ pub fn parquet_footer(path: &Path) -> Result<(u64, usize), DatasetError> {
     Ok((rows, md.num_row_groups()))
 }
 
+/// Checks that every column chunk the footer describes lies inside the file. The `parquet`
+/// crate asserts that offsets and sizes are not negative (a panic on a corrupt footer) and
+/// finds a chunk past the end only when it reads there.
+fn check_chunks(path: &Path, md: &ParquetMetaData, file_len: u64) -> Result<(), DatasetError> {
+    for (row_group, group) in md.row_groups().iter().enumerate() {
+        for chunk in group.columns() {
+            let start = chunk
+                .dictionary_page_offset()
+                .unwrap_or(chunk.data_page_offset());
+            let len = chunk.compressed_size();
+            let end = u64::try_from(start)
+                .ok()
+                .zip(u64::try_from(len).ok())
+                .and_then(|(start, len)| start.checked_add(len));
+            if end.is_none_or(|end| end > file_len) {
+                return Err(DatasetError::ColumnChunk {
+                    path: path.to_owned(),
+                    row_group,
+                    column: chunk.column_path().string(),
+                    start,
+                    len,
+                    file_len,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Runs a call into the `parquet` crate, turning a panic into an error.
 ///
-/// The crate panics on some corrupt files (in its dictionary decoder and column-chunk
-/// metadata, found by flipping bytes of the fixtures), and these readers promise an error,
+/// The crate panics on some corrupt files (in its dictionary and byte-stream-split decoders,
+/// found by flipping bytes of the fixtures; [`check_chunks`] catches its column-chunk
+/// assertion before it fires), and these readers promise an error,
 /// never a panic, on bad input. The reader stops at the error, so no state the panic left
 /// half-updated is used again. The panic hook still runs (a message on stderr), and a build
 /// with `panic = "abort"` aborts instead.
