@@ -261,6 +261,87 @@ mod tests {
         assert_eq!(count_level(&[8, 0x2c, 0x01], 9, 4, 300), Some(4));
     }
 
+    /// Parquet's hybrid encoding of `levels`, `bits` wide: runs where `runs` says so (at a
+    /// level that repeats), bit-packed groups of 8 elsewhere (the last group padded).
+    fn encode(levels: &[u16], bits: u32, runs: &[bool]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let varint = |out: &mut Vec<u8>, mut v: u64| loop {
+            let byte = (v & 0x7f) as u8;
+            v >>= 7;
+            if v == 0 {
+                out.push(byte);
+                break;
+            }
+            out.push(byte | 0x80);
+        };
+        let mut i = 0;
+        let mut k = 0;
+        while i < levels.len() {
+            let run = levels[i..].iter().take_while(|&&l| l == levels[i]).count();
+            let use_run = runs.get(k).copied().unwrap_or(false);
+            k += 1;
+            if use_run {
+                varint(&mut out, (run as u64) << 1);
+                let width = bits.div_ceil(8) as usize;
+                out.extend_from_slice(&u64::from(levels[i]).to_le_bytes()[..width]);
+                i += run;
+            } else {
+                let group: Vec<u16> = levels[i..].iter().take(8).copied().collect();
+                varint(&mut out, (1 << 1) | 1);
+                let mut acc = 0u64;
+                for (j, &l) in group.iter().enumerate() {
+                    acc |= u64::from(l) << (j as u32 * bits);
+                }
+                out.extend_from_slice(&acc.to_le_bytes()[..bits as usize]);
+                i += group.len();
+            }
+        }
+        out
+    }
+
+    fn cases() -> proptest::prelude::ProptestConfig {
+        let mut config =
+            proptest::prelude::ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 256 });
+        if cfg!(miri) {
+            config.failure_persistence = None;
+        }
+        config
+    }
+
+    proptest::proptest! {
+        #![proptest_config(cases())]
+
+        #[test]
+        fn counts_what_was_encoded(
+            bits in 1u32..=8,
+            seed in proptest::collection::vec(0u16..=255, 0..200),
+            runs in proptest::collection::vec(proptest::bool::ANY, 0..200),
+        ) {
+            let max = ((1u32 << bits) - 1) as u16;
+            // Levels up to `max`, with long stretches of one value so that runs appear.
+            let levels: Vec<u16> = seed.iter().map(|&s| if s < 128 { max } else { s % (max + 1) }).collect();
+            let data = encode(&levels, bits, &runs);
+            let want = levels.iter().filter(|&&l| l == max).count();
+            proptest::prop_assert_eq!(count_level(&data, bits, levels.len(), max as i16), Some(want));
+            // Any prefix of the levels counts the same way.
+            let n = levels.len() / 2;
+            let want = levels[..n].iter().filter(|&&l| l == max).count();
+            proptest::prop_assert_eq!(count_level(&data, bits, n, max as i16), Some(want));
+        }
+
+        #[test]
+        fn garbage_never_panics(
+            data in proptest::collection::vec(proptest::num::u8::ANY, 0..64),
+            bits in 1u32..=15,
+            n in 0usize..1000,
+        ) {
+            let _ = count_level(&data, bits, n, 1);
+            let _ = levels(&data, Encoding::RLE, 3, n);
+            // Anything but RLE is read as the deprecated bit-packed levels.
+            let _ = levels(&data, Encoding::PLAIN, 3, n);
+        }
+    }
+
     #[test]
     fn varints_end_or_fail() {
         let mut d: &[u8] = &[0x96, 0x01, 7];
