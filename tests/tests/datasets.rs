@@ -677,56 +677,39 @@ fn parquet_row_count_mismatch_names_the_file() {
 
 #[test]
 fn parquet_nulls_and_wide_keys_name_row_and_column() {
-    let bad = fixture("parquet_bad");
-    let stop = ParquetConfig::default();
-    let e = read_err(&mut ParquetReader::<u32>::open(&bad, stop.clone()).unwrap());
-    let kind = RowErrorKind::KeyRange {
-        value: 1 << 33,
-        offset: 0,
-    };
-    let (path, row, column, k) = row_error(&e);
-    assert!(path.ends_with("bad.parquet"));
-    assert_eq!((row, column, k), (2, "C1", kind));
-    assert!(e.to_string().contains("8589934592"), "{e}");
+    // parquet_split_bad holds the same rows in byte-stream-split pages (version 1): the null
+    // in I1 leaves five values for six levels, which the page check counts from the levels.
+    for set in ["parquet_bad", "parquet_split_bad"] {
+        let bad = fixture(set);
+        let stop = ParquetConfig::default();
+        let e = read_err(&mut ParquetReader::<u32>::open(&bad, stop.clone()).unwrap());
+        let kind = RowErrorKind::KeyRange {
+            value: 1 << 33,
+            offset: 0,
+        };
+        let (path, row, column, k) = row_error(&e);
+        assert!(path.ends_with("bad.parquet"));
+        assert_eq!((row, column, k), (2, "C1", kind), "{set}");
+        assert!(e.to_string().contains("8589934592"), "{e}");
 
-    // i64 keys hold 2^33; the null in row 4 is next.
-    let e = read_err(&mut ParquetReader::<i64>::open(&bad, stop).unwrap());
-    let (_, row, column, kind) = row_error(&e);
-    assert_eq!((row, column, kind), (4, "I1", RowErrorKind::Null));
+        // i64 keys hold 2^33; the null in row 4 is next.
+        let e = read_err(&mut ParquetReader::<i64>::open(&bad, stop).unwrap());
+        let (_, row, column, kind) = row_error(&e);
+        assert_eq!((row, column, kind), (4, "I1", RowErrorKind::Null), "{set}");
 
-    let config = ParquetConfig {
-        policy: ErrorPolicy::Skip,
-        ..ParquetConfig::default()
-    };
-    let mut r = ParquetReader::<u32>::open(&bad, config).unwrap();
-    let got = read_samples(&mut r).unwrap();
-    // Column I2 (dense feature 1) holds the row number.
-    let rows: Vec<f32> = got.iter().map(|s| s.dense[1]).collect();
-    assert_eq!(rows, [0.0, 1.0, 3.0, 5.0], "rows 2 and 4 left out");
-    let f = &r.stats().files[0];
-    assert_eq!((f.decoded, f.skipped), (4, 2));
-    assert_eq!(row_error(f.first_skipped.as_ref().unwrap()).1, 2);
-}
-
-#[test]
-fn byte_stream_split_pages_with_nulls_skip_the_same_rows() {
-    // parquet_bad's rows in byte-stream-split pages (version 1): the null in I1 leaves five
-    // values in the page's six levels, which the page check must count from the levels.
-    let bad = fixture("parquet_split_bad");
-    let e = read_err(&mut ParquetReader::<i64>::open(&bad, ParquetConfig::default()).unwrap());
-    let (_, row, column, kind) = row_error(&e);
-    assert_eq!((row, column, kind), (4, "I1", RowErrorKind::Null));
-    let config = ParquetConfig {
-        policy: ErrorPolicy::Skip,
-        ..ParquetConfig::default()
-    };
-    let mut r = ParquetReader::<u32>::open(&bad, config).unwrap();
-    let rows: Vec<f32> = read_samples(&mut r)
-        .unwrap()
-        .iter()
-        .map(|s| s.dense[1])
-        .collect();
-    assert_eq!(rows, [0.0, 1.0, 3.0, 5.0], "rows 2 and 4 left out");
+        let config = ParquetConfig {
+            policy: ErrorPolicy::Skip,
+            ..ParquetConfig::default()
+        };
+        let mut r = ParquetReader::<u32>::open(&bad, config).unwrap();
+        let got = read_samples(&mut r).unwrap();
+        // Column I2 (dense feature 1) holds the row number.
+        let rows: Vec<f32> = got.iter().map(|s| s.dense[1]).collect();
+        assert_eq!(rows, [0.0, 1.0, 3.0, 5.0], "{set}: rows 2 and 4 left out");
+        let f = &r.stats().files[0];
+        assert_eq!((f.decoded, f.skipped), (4, 2), "{set}");
+        assert_eq!(row_error(f.first_skipped.as_ref().unwrap()).1, 2, "{set}");
+    }
 }
 
 #[test]
