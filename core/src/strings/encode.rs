@@ -399,10 +399,17 @@ mod tests {
             &[b"A", b"", b"CDE"],
             &[],
         ];
+        // Under Miri, a subset that still has walks of another length, of another total and
+        // of none at all.
+        let cases: &[&[&[u8]]] = if cfg!(miri) {
+            &[cases[0], cases[1], cases[3], cases[5]]
+        } else {
+            &cases
+        };
         for exact in [true, false] {
-            for a in cases {
-                for b in cases {
-                    for c in cases {
+            for &a in cases {
+                for &b in cases {
+                    for &c in cases {
                         let walks = Cell::new(0);
                         let seqs = [a, b, c];
                         let fickle = Fickle {
