@@ -14,7 +14,9 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use compact_str::CompactString;
-use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{
+    BatchSize, Bencher, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
+};
 use tessera_alloc::RustHeap;
 use tessera_core::strings::{TfliteStrings, encode_tflite, tflite_encoded_len};
 use tessera_core::tstring::{NoHeap, TString};
@@ -92,6 +94,19 @@ fn tstring_create(c: &mut Criterion) {
 /// How many strings `tstring/create_64` makes per iteration.
 const BATCH: usize = 64;
 
+/// Times making a string from each of `inputs` and pushing it into a `Vec` reused across
+/// iterations (cleared first, so the last batch's strings are dropped inside the timing).
+fn fill<I, T>(b: &mut Bencher<'_>, inputs: &[I; BATCH], make: impl Fn(&I) -> T) {
+    let mut made: Vec<T> = Vec::with_capacity(BATCH);
+    b.iter(|| {
+        made.clear();
+        for x in black_box(inputs) {
+            made.push(make(x));
+        }
+        black_box(&made);
+    });
+}
+
 /// Pushing 64 new strings of one length, from 64 different inputs, into a reused `Vec`, then
 /// dropping them all: the pattern of filling a string tensor. The single-string group above
 /// times one create with the harness's store and reload of the result around it, which takes
@@ -104,51 +119,21 @@ fn tstring_create_batch(c: &mut Criterion) {
         let bytes: [&[u8]; BATCH] = strs.map(str::as_bytes);
         g.throughput(Throughput::Elements(BATCH as u64));
         g.bench_with_input(BenchmarkId::new(TSTRING, len), &bytes, |b, bytes| {
-            let mut made: Vec<RustTString> = Vec::with_capacity(BATCH);
-            b.iter(|| {
-                made.clear();
-                for b in black_box(bytes) {
-                    made.push(RustTString::from_bytes(b).unwrap());
-                }
-                black_box(&made);
-            });
+            fill(b, bytes, |x| RustTString::from_bytes(x).unwrap());
         });
         if len <= RustTString::SMALL_CAPACITY {
             // Without a heap (firmware): SMALL strings only.
             g.bench_with_input(
                 BenchmarkId::new(TSTRING_NO_HEAP, len),
                 &bytes,
-                |b, bytes| {
-                    let mut made: Vec<TString<NoHeap>> = Vec::with_capacity(BATCH);
-                    b.iter(|| {
-                        made.clear();
-                        for b in black_box(bytes) {
-                            made.push(TString::from_bytes(b).unwrap());
-                        }
-                        black_box(&made);
-                    });
-                },
+                |b, bytes| fill(b, bytes, |x| TString::<NoHeap>::from_bytes(x).unwrap()),
             );
         }
         g.bench_with_input(BenchmarkId::new(STRING, len), &strs, |b, strs| {
-            let mut made: Vec<String> = Vec::with_capacity(BATCH);
-            b.iter(|| {
-                made.clear();
-                for s in black_box(strs) {
-                    made.push(String::from(*s));
-                }
-                black_box(&made);
-            });
+            fill(b, strs, |s| String::from(*s));
         });
         g.bench_with_input(BenchmarkId::new(COMPACT, len), &strs, |b, strs| {
-            let mut made: Vec<CompactString> = Vec::with_capacity(BATCH);
-            b.iter(|| {
-                made.clear();
-                for s in black_box(strs) {
-                    made.push(CompactString::new(s));
-                }
-                black_box(&made);
-            });
+            fill(b, strs, |s| CompactString::new(s));
         });
     }
     g.finish();
