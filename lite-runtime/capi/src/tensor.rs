@@ -1,8 +1,8 @@
 //! TFLite string tensors across the C ABI: decode a caller's buffer into `TF_TString` VIEWs
 //! (no string byte copied) and encode an array of `TF_TString`s into a caller's buffer.
 
-use super::status::TesseraStatus;
-use super::tstring::TesseraTString;
+use crate::status::TesseraStatus;
+use crate::tstring::TesseraTString;
 
 use tessera_alloc::CHeap;
 use tessera_core::strings::{EncodeError, TfliteStrings, encode_tflite, tflite_encoded_len};

@@ -6,8 +6,8 @@ extern crate std;
 use core::ffi::c_char;
 use std::vec;
 
-use super::tensor::*;
-use super::tstring::*;
+use crate::tensor::*;
+use crate::tstring::*;
 use super::{TesseraStatus, TesseraTStringType as T};
 
 fn new() -> TesseraTString {
