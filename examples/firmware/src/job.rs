@@ -1,0 +1,143 @@
+//! The work the firmware does, in plain `no_std` code over caller buffers, so that `build.rs`
+//! runs the very same code on the host and the firmware can check its results against the
+//! host's bit for bit.
+
+use tessera_core::data::{
+    Check, DataError, Dims, NormConfig, NormDecoder, PoolConfig, Pooling, SampleBatch, Status,
+    embedding_bag,
+};
+
+/// The bundled dataset: 1 024 Criteo-shaped samples (1 label, 13 dense, 26 slots of 1 to 3
+/// `u32` keys) in HugeCTR's Norm format with checksums, kept in flash.
+pub static DEMO_NORM: &[u8] = include_bytes!("../../../lite-runtime/data/demo.norm");
+
+/// How the dataset is read.
+pub const CONFIG: NormConfig = NormConfig::new(Dims::new(1, 13, 26), 3).with_check(Check::Sum);
+
+/// Samples per batch.
+pub const BATCH: usize = 64;
+/// Embedding width.
+pub const DIM: usize = 8;
+/// Rows of the embedding table: 26 slots of 400 keys.
+pub const VOCAB: usize = 26 * 400;
+
+const LD: usize = BATCH * 14;
+const ROWS: usize = BATCH * 26;
+const KEYS: usize = ROWS * 3;
+
+/// The embedding table, computed at compile time into flash: the same deterministic values
+/// as the host's `tessera` main job (`demo_table`), in `[-0.5, 0.5)`.
+pub static TABLE: [f32; VOCAB * DIM] = table();
+
+const fn table() -> [f32; VOCAB * DIM] {
+    let mut t = [0f32; VOCAB * DIM];
+    let mut i = 0;
+    while i < VOCAB * DIM {
+        t[i] = ((i as u64).wrapping_mul(2_654_435_761) % 1000) as f32 / 1000.0 - 0.5;
+        i += 1;
+    }
+    t
+}
+
+/// What one pass over the dataset found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outcome {
+    /// Samples decoded.
+    pub samples: u32,
+    /// Keys read.
+    pub keys: u32,
+    /// Batches pooled.
+    pub batches: u32,
+    /// Wrapping sum of the bit patterns of every pooled value: equal only if every value is.
+    pub pooled_bits: u64,
+    /// Sum of the labels, as a second, readable check.
+    pub positives: u32,
+}
+
+/// Why the pass stopped.
+#[derive(Debug, Clone, Copy)]
+pub enum JobError {
+    /// The Norm file is bad (the error names the sample and byte offset).
+    Data(DataError),
+    /// The batch buffers are too small (a sizing bug in this file).
+    Batch,
+    /// A key is outside the table.
+    Pool,
+}
+
+/// The batch buffers, in one struct so the firmware can keep them in a static.
+pub struct Buffers {
+    ld: [f32; LD],
+    offsets: [u32; ROWS + 1],
+    keys: [u32; KEYS],
+    out: [f32; ROWS * DIM],
+}
+
+impl Buffers {
+    /// Zeroed buffers.
+    pub const fn new() -> Self {
+        Self {
+            ld: [0.0; LD],
+            offsets: [0; ROWS + 1],
+            keys: [0; KEYS],
+            out: [0.0; ROWS * DIM],
+        }
+    }
+
+    /// Bytes the buffers take.
+    pub const fn bytes() -> usize {
+        core::mem::size_of::<Self>()
+    }
+}
+
+/// Decodes `file` into CSR batches of [`BATCH`] samples and sum-pools every slot over
+/// [`TABLE`].
+pub fn run(file: &[u8], buf: &mut Buffers) -> Result<Outcome, JobError> {
+    let Buffers {
+        ld,
+        offsets,
+        keys,
+        out,
+    } = buf;
+    let mut batch = SampleBatch::new(CONFIG.dims, &mut ld[..], &mut offsets[..], &mut keys[..])
+        .map_err(|_| JobError::Batch)?;
+    let mut decoder = NormDecoder::<u32>::new(CONFIG);
+    let pool = PoolConfig::new(Pooling::Sum);
+    let mut o = Outcome {
+        samples: 0,
+        keys: 0,
+        batches: 0,
+        pooled_bits: 0,
+        positives: 0,
+    };
+    let mut pos = 0;
+    loop {
+        let p = decoder
+            .decode(&file[pos..], &mut batch)
+            .map_err(JobError::Data)?;
+        pos += p.consumed;
+        if batch.samples() > 0 {
+            for s in 0..batch.samples() {
+                if batch.labels(s).is_some_and(|l| l[0] > 0.5) {
+                    o.positives += 1;
+                }
+            }
+            let csr = batch.csr();
+            let rows = csr.rows();
+            embedding_bag(csr, &TABLE, DIM, &mut out[..rows * DIM], pool)
+                .map_err(|_| JobError::Pool)?;
+            for v in &out[..rows * DIM] {
+                o.pooled_bits = o.pooled_bits.wrapping_add(u64::from(v.to_bits()));
+            }
+            o.samples += batch.samples() as u32;
+            o.keys += csr.nnz() as u32;
+            o.batches += 1;
+            batch.clear();
+        }
+        if p.status != Status::BatchFull {
+            break;
+        }
+    }
+    decoder.finish(&file[pos..]).map_err(JobError::Data)?;
+    Ok(o)
+}
