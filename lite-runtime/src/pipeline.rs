@@ -9,6 +9,8 @@ use tessera_core::data::{
     SampleBatch, Status, embedding_bag,
 };
 
+use crate::dataset::{MemoryBudget, MemoryError};
+
 /// The bundled dataset (`lite-runtime/data/demo.norm`, written by `make_demo.py` there):
 /// 1 024 Criteo-shaped samples — 1 label, 13 dense features, 26 slots of 1 to 3 `u32` keys,
 /// slot `s` drawing from keys `400 s .. 400 (s + 1)` — with checksums.
@@ -50,6 +52,9 @@ pub enum PipelineError {
     Data(DataError),
     /// A key is outside the table.
     Pool(PoolError),
+    /// The batch or output buffers for the `batch` and `dim` asked for are over the memory
+    /// budget (or overflow), or the allocator refused them.
+    Memory(MemoryError),
 }
 
 impl std::fmt::Display for PipelineError {
@@ -57,22 +62,31 @@ impl std::fmt::Display for PipelineError {
         match self {
             Self::Data(e) => write!(f, "decoding: {e}"),
             Self::Pool(e) => write!(f, "pooling: {e}"),
+            Self::Memory(e) => write!(f, "buffers: {e}"),
         }
     }
 }
 
 impl std::error::Error for PipelineError {}
 
-/// A deterministic `vocab x dim` embedding table (values in `[-0.5, 0.5)`).
-pub fn demo_table(vocab: usize, dim: usize) -> Vec<f32> {
-    (0..vocab * dim)
-        .map(|i| ((i as u64).wrapping_mul(2_654_435_761) % 1000) as f32 / 1000.0 - 0.5)
-        .collect()
+/// A deterministic `vocab x dim` embedding table (values in `[-0.5, 0.5)`), or an error
+/// naming its size if that is over [`MemoryBudget::DEFAULT`] (or overflows).
+pub fn demo_table(vocab: usize, dim: usize) -> Result<Vec<f32>, MemoryError> {
+    let len = (vocab as u128) * (dim as u128);
+    MemoryBudget::DEFAULT.check::<f32>("embedding table", len)?;
+    // Within the budget, so the length fits usize.
+    let mut table = MemoryBudget::DEFAULT.vec("embedding table", len as usize, 0f32)?;
+    for (i, x) in table.iter_mut().enumerate() {
+        *x = ((i as u64).wrapping_mul(2_654_435_761) % 1000) as f32 / 1000.0 - 0.5;
+    }
+    Ok(table)
 }
 
 /// Decodes `file` in batches of `batch` samples and sum-pools each over `table` (`dim`
 /// columns), repeating whole passes until `min_time` has gone by (at least one pass).
-/// Buffers are allocated once, before the first pass.
+/// Buffers are allocated once, before the first pass, each checked against
+/// [`MemoryBudget::DEFAULT`] first: a `batch` or `dim` too large for it is
+/// [`PipelineError::Memory`] naming the bytes, never an abort.
 pub fn run(
     file: &[u8],
     config: NormConfig,
@@ -82,13 +96,28 @@ pub fn run(
     min_time: Duration,
 ) -> Result<Report, PipelineError> {
     let dims = config.dims;
-    let max_values = batch * dims.slot_num * config.max_nnz as usize;
-    let (ld_len, offsets_len, values_len) =
-        dims.buffer_lens(batch, max_values).unwrap_or((0, 1, 0));
-    let mut ld = vec![0f32; ld_len];
-    let mut offsets = vec![0u32; offsets_len];
-    let mut values = vec![0u32; values_len];
-    let mut out = vec![0f32; (offsets_len - 1) * dim];
+    let budget = MemoryBudget::DEFAULT;
+    let memory = PipelineError::Memory;
+    // Every length in u128 (no product of two usizes overflows it), checked before use.
+    let rows = batch as u128 * dims.slot_num as u128;
+    let max_values = rows * u128::from(config.max_nnz);
+    let ld_len = batch as u128 * (dims.label_dim as u128 + dims.dense_dim as u128);
+    budget
+        .check::<u32>("key buffer", max_values)
+        .and(budget.check::<f32>("label and dense buffer", ld_len))
+        .and(budget.check::<u32>("row offsets", rows + 1))
+        .and(budget.check::<f32>("pooled output", rows * dim as u128))
+        .map_err(memory)?;
+    // Each passed the budget check, so each fits usize.
+    let (rows, max_values, ld_len) = (rows as usize, max_values as usize, ld_len as usize);
+    let mut ld = budget
+        .vec("label and dense buffer", ld_len, 0f32)
+        .map_err(memory)?;
+    let mut offsets = budget.vec("row offsets", rows + 1, 0u32).map_err(memory)?;
+    let mut values = budget.vec("key buffer", max_values, 0u32).map_err(memory)?;
+    let mut out = budget
+        .vec("pooled output", rows * dim, 0f32)
+        .map_err(memory)?;
     let pool = PoolConfig::new(Pooling::Sum);
     let mut report = Report {
         samples: 0,
@@ -161,7 +190,7 @@ mod tests {
     #[test]
     #[cfg_attr(miri, ignore)]
     fn the_bundled_dataset_decodes_whole_and_pools() {
-        let table = demo_table(DEMO_VOCAB, 16);
+        let table = demo_table(DEMO_VOCAB, 16).unwrap();
         let r = run(DEMO_NORM, DEMO_CONFIG, 256, &table, 16, Duration::ZERO).unwrap();
         assert_eq!((r.samples, r.batches, r.passes), (1024, 4, 1));
         assert_eq!(r.stats.skipped, 0);
@@ -170,12 +199,25 @@ mod tests {
     }
 
     #[test]
+    fn absurd_sizes_are_errors_naming_the_bytes() {
+        assert!(matches!(
+            demo_table(usize::MAX, usize::MAX),
+            Err(MemoryError::OverBudget { .. })
+        ));
+        let table = [0f32; 4];
+        for (batch, dim) in [(usize::MAX, 1), (100_000_000_000, 1), (1, usize::MAX)] {
+            let e = run(DEMO_NORM, DEMO_CONFIG, batch, &table, dim, Duration::ZERO).unwrap_err();
+            assert!(matches!(e, PipelineError::Memory(_)), "{e}");
+        }
+    }
+
+    #[test]
     #[cfg_attr(miri, ignore)]
     fn a_corrupt_copy_names_its_sample() {
         let mut bad = DEMO_NORM.to_vec();
         let last = bad.len() - 1;
         bad[last] ^= 0xff;
-        let table = demo_table(DEMO_VOCAB, 4);
+        let table = demo_table(DEMO_VOCAB, 4).unwrap();
         let e = run(&bad, DEMO_CONFIG, 256, &table, 4, Duration::ZERO).unwrap_err();
         assert!(
             matches!(

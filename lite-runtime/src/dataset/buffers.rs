@@ -2,6 +2,8 @@
 
 use tessera_core::data::{BatchError, Dims, Key, SampleBatch};
 
+use super::budget::{MemoryBudget, MemoryError};
+
 /// The three buffers a [`SampleBatch`] of `samples` samples and up to `keys` keys needs.
 ///
 /// ```
@@ -21,7 +23,32 @@ pub struct BatchBuffers<K> {
 }
 
 impl<K: Key> BatchBuffers<K> {
-    /// Buffers for `samples` samples of `dims` holding `keys` keys in all.
+    /// Buffers for `samples` samples of `dims` holding `keys` keys in all, checked against
+    /// `budget` (the three buffers together) and reserved fallibly: sizes that come from a
+    /// file or an argument go through here.
+    pub fn try_new(
+        dims: Dims,
+        samples: usize,
+        keys: usize,
+        budget: MemoryBudget,
+    ) -> Result<Self, MemoryError> {
+        let (s, k) = (samples as u128, size_of::<K>() as u128);
+        let ld = s * (dims.label_dim as u128 + dims.dense_dim as u128);
+        let rows = s * dims.slot_num as u128 + 1;
+        let total = ld * 4 + rows * k + keys as u128 * k;
+        budget.check::<u8>("batch buffers", total)?;
+        // Each length fits usize: their bytes together passed the check above.
+        Ok(Self {
+            dims,
+            label_dense: budget.vec("batch labels and dense features", ld as usize, 0.0)?,
+            row_offsets: budget.vec("batch row offsets", rows as usize, K::default())?,
+            values: budget.vec("batch keys", keys, K::default())?,
+        })
+    }
+
+    /// Buffers for `samples` samples of `dims` holding `keys` keys in all, for sizes the
+    /// program chose itself; sizes from outside go through [`try_new`](Self::try_new), which
+    /// refuses absurd ones where this would abort on the failed allocation.
     pub fn new(dims: Dims, samples: usize, keys: usize) -> Self {
         let rows = samples.saturating_mul(dims.slot_num);
         Self {

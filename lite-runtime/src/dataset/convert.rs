@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use tessera_core::data::{Check, Key};
 
+use super::budget::MemoryBudget;
 use super::buffers::BatchBuffers;
 use super::error::DatasetError;
 use super::norm_writer::NormWriter;
@@ -18,7 +19,8 @@ pub struct ConvertOptions {
     pub check: Check,
     /// Samples per batch.
     pub batch_samples: usize,
-    /// Keys per batch; one sample with more keys than this is an error.
+    /// Keys per batch; one sample with more keys than this is an error. The batch buffers
+    /// are checked against [`MemoryBudget::DEFAULT`] (a [`DatasetError::Memory`] over it).
     pub batch_keys: usize,
 }
 
@@ -64,7 +66,16 @@ pub fn convert_to_norm<K: Key, R: BatchReader<K> + ?Sized>(
             options.check,
             announced.unwrap_or(0),
         )?;
-        let mut buffers = BatchBuffers::<K>::new(dims, options.batch_samples, options.batch_keys);
+        let mut buffers = BatchBuffers::<K>::try_new(
+            dims,
+            options.batch_samples,
+            options.batch_keys,
+            MemoryBudget::DEFAULT,
+        )
+        .map_err(|error| DatasetError::Memory {
+            path: out.to_owned(),
+            error,
+        })?;
         let mut batch = buffers.batch().map_err(|e| DatasetError::Config {
             path: out.to_owned(),
             reason: format!("batch: {e}"),

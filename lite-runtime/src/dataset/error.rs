@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use tessera_core::data::{BatchError, DataError, EncodeError};
 
+use super::budget::MemoryError;
 use super::file_list::FileListError;
 
 /// Why a dataset could not be read (or written).
@@ -115,6 +116,14 @@ pub enum DatasetError {
         /// What is wrong.
         error: EncodeError,
     },
+    /// A buffer sized from the file (or the configuration read with it) is over the memory
+    /// budget, or the allocator refused it; nothing was allocated.
+    Memory {
+        /// The file the size came from.
+        path: PathBuf,
+        /// The buffer and the bytes asked for.
+        error: MemoryError,
+    },
     /// The reader stopped at an earlier error (returned then) and reads nothing more.
     Stopped {
         /// The file the earlier error was in.
@@ -212,6 +221,7 @@ impl DatasetError {
             | Self::Parquet { path, .. }
             | Self::Config { path, .. }
             | Self::Encode { path, .. }
+            | Self::Memory { path, .. }
             | Self::Stopped { path } => path,
         }
     }
@@ -273,6 +283,7 @@ impl fmt::Display for DatasetError {
             Self::Parquet { source, .. } => write!(f, "{p}: {source}"),
             Self::Config { reason, .. } => write!(f, "{p}: {reason}"),
             Self::Encode { sample, error, .. } => write!(f, "{p}: sample {sample}: {error}"),
+            Self::Memory { error, .. } => write!(f, "{p}: {error}"),
             Self::Stopped { .. } => write!(f, "{p}: the reader stopped at an earlier error"),
         }
     }
@@ -286,6 +297,7 @@ impl std::error::Error for DatasetError {
             Self::Data { error, .. } => Some(error),
             Self::Parquet { source, .. } => Some(source),
             Self::Encode { error, .. } => Some(error),
+            Self::Memory { error, .. } => Some(error),
             _ => None,
         }
     }

@@ -121,7 +121,7 @@ impl FileList {
 
     /// Reads and parses the list at `path`.
     pub fn read(path: &Path) -> Result<Self, DatasetError> {
-        let bytes = std::fs::read(path).map_err(DatasetError::io(path))?;
+        let bytes = super::input::read_text(path)?;
         let list_error = |error| DatasetError::FileList {
             path: path.to_owned(),
             error,

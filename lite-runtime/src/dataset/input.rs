@@ -7,6 +7,17 @@ use std::path::Path;
 
 use memmap2::Mmap;
 
+use super::budget::MemoryBudget;
+
+/// The most bytes a buffered input holds at once (one record plus a chunk, or a whole Raw
+/// file read from a pipe): more is an `OutOfMemory` I/O error carrying a
+/// [`MemoryError`](super::MemoryError), never an endless read of an endless device.
+const HOLD_LIMIT: MemoryBudget = MemoryBudget::new(256 << 20);
+
+/// The most trailing bytes [`Input::count_rest`] reads to count them: past it an endless
+/// device (`/dev/zero`) would be read forever; the count is then a lower bound.
+const COUNT_LIMIT: u64 = 64 << 20;
+
 /// How the Norm and Raw readers get a file's bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum IoMode {
@@ -120,6 +131,15 @@ impl Input {
             buf.drain(..*start);
             *start = 0;
         }
+        if needed > buf.len() {
+            // A record's length comes from the file: checked before any byte is read for it.
+            HOLD_LIMIT
+                .check::<u8>(
+                    "input held in memory (a record, or a Raw file from a pipe)",
+                    needed as u128,
+                )
+                .map_err(|e| io::Error::new(io::ErrorKind::OutOfMemory, e))?;
+        }
         while buf.len() < needed && !*eof {
             // Grown by what is read, not by what a (possibly corrupt) length asks for.
             let want = (*chunk).max((needed - buf.len()).min(1 << 20));
@@ -134,7 +154,8 @@ impl Input {
         Ok(())
     }
 
-    /// Reads the whole rest of the file into the buffer (a map has it already).
+    /// Reads the whole rest of the file into the buffer (a map has it already); a file
+    /// longer than the hold limit (256 MiB; an endless device) is an `OutOfMemory` error.
     pub(crate) fn fill_all(&mut self) -> io::Result<()> {
         while !self.at_end() {
             let have = self.bytes().len();
@@ -143,8 +164,9 @@ impl Input {
         Ok(())
     }
 
-    /// The number of bytes left in the file, reading (and dropping) what is not at hand; the
-    /// input is at its end afterwards. For the trailing-bytes error, which names the count.
+    /// The number of bytes left in the file, reading (and dropping) what is not at hand, up
+    /// to 64 MiB more (an endless device has no count; it is then a lower bound). For the
+    /// trailing-bytes error, which names the count.
     pub(crate) fn count_rest(&mut self) -> io::Result<u64> {
         let mut count = self.bytes().len() as u64;
         if let Self::Buffered {
@@ -158,15 +180,43 @@ impl Input {
             buf.clear();
             *start = 0;
             let mut scratch = vec![0u8; (*chunk).min(1 << 16)];
-            while !*eof {
+            let mut read = 0u64;
+            while !*eof && read < COUNT_LIMIT {
                 match read_some(file, &mut scratch)? {
                     0 => *eof = true,
-                    n => count += n as u64,
+                    n => read += n as u64,
                 }
             }
+            count = count.saturating_add(read);
         }
         Ok(count)
     }
+}
+
+/// The most bytes a text file of a dataset (a file list, a `_metadata.json`) may have.
+const TEXT_LIMIT: u64 = 64 << 20;
+
+/// The whole of a small text file (a file list, a `_metadata.json`): one longer than 64 MiB
+/// (an endless device, a data file given by mistake) is a [`DatasetError::Memory`], found
+/// without reading more than that.
+pub(crate) fn read_text(path: &Path) -> Result<Vec<u8>, super::DatasetError> {
+    let file = File::open(path).map_err(super::DatasetError::io(path))?;
+    let mut bytes = Vec::new();
+    file.take(TEXT_LIMIT + 1)
+        .read_to_end(&mut bytes)
+        .map_err(super::DatasetError::io(path))?;
+    if bytes.len() as u64 > TEXT_LIMIT {
+        let error = super::MemoryError::OverBudget {
+            what: "a text file (file list or _metadata.json)",
+            bytes: u128::from(TEXT_LIMIT) + 1,
+            budget: TEXT_LIMIT,
+        };
+        return Err(super::DatasetError::Memory {
+            path: path.to_owned(),
+            error,
+        });
+    }
+    Ok(bytes)
 }
 
 /// One `read`, retried on interruption.

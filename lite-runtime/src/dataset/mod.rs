@@ -13,6 +13,7 @@
 //! - [`NormWriter`] and [`convert_to_norm`]: any reader's samples to a Norm file (the
 //!   Parquet → Norm converter); [`summarize`]: nnz statistics (`tessera dataset inspect`).
 
+mod budget;
 mod buffers;
 mod convert;
 mod error;
@@ -27,6 +28,7 @@ mod stats;
 mod stream;
 mod summary;
 
+pub use budget::{MemoryBudget, MemoryError};
 pub use buffers::BatchBuffers;
 pub use convert::{ConvertOptions, ConvertSummary, convert_to_norm};
 pub use error::{DatasetError, MetadataErrorKind, RowErrorKind, SchemaErrorKind};

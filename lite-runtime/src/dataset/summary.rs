@@ -1,7 +1,10 @@
 //! A dataset read end to end and summed up: samples, skips, and keys per slot (`inspect`).
 
+use std::path::Path;
+
 use tessera_core::data::{Dims, Key};
 
+use super::budget::MemoryBudget;
 use super::buffers::BatchBuffers;
 use super::error::DatasetError;
 use super::reader::BatchReader;
@@ -46,37 +49,54 @@ impl Summary {
 
 /// Reads all of `reader` through a batch of `batch_samples` samples and `batch_keys` keys,
 /// counting keys per slot; `progress(samples_read, announced)` is called after each batch.
+///
+/// `source` is the dataset's path, named in errors about the batch: a sample shape with
+/// nothing in it (dims `0,0,0`) is a [`DatasetError::Config`], and buffers over `budget`
+/// (dims from a corrupt header, say) a [`DatasetError::Memory`], before anything is read.
 pub fn summarize<K: Key, R: BatchReader<K> + ?Sized>(
     reader: &mut R,
+    source: &Path,
     batch_samples: usize,
     batch_keys: usize,
+    budget: MemoryBudget,
     mut progress: impl FnMut(u64, Option<u64>),
 ) -> Result<Summary, DatasetError> {
     let dims = reader.dims();
+    if dims == Dims::new(0, 0, 0) {
+        return Err(DatasetError::Config {
+            path: source.to_owned(),
+            reason: "dims 0,0,0: a sample with no label, no dense feature and no slot".into(),
+        });
+    }
     let announced = reader.announced_samples();
-    let mut buffers = BatchBuffers::<K>::new(dims, batch_samples, batch_keys);
+    let memory = |error| DatasetError::Memory {
+        path: source.to_owned(),
+        error,
+    };
+    let mut buffers =
+        BatchBuffers::<K>::try_new(dims, batch_samples, batch_keys, budget).map_err(memory)?;
     let mut batch = buffers.batch().map_err(|e| DatasetError::Config {
-        path: Default::default(),
+        path: source.to_owned(),
         reason: format!("batch: {e}"),
     })?;
-    let mut slots = vec![
-        NnzStats {
-            min: u64::MAX,
-            ..NnzStats::default()
-        };
-        dims.slot_num
-    ];
+    let empty = NnzStats {
+        min: u64::MAX,
+        ..NnzStats::default()
+    };
+    let mut slots = budget
+        .vec("per-slot statistics", dims.slot_num, empty)
+        .map_err(memory)?;
     let mut samples = 0u64;
     while let Some(n) = reader.next_batch(&mut batch)? {
-        samples += n as u64;
+        samples = samples.saturating_add(n as u64);
         let csr = batch.csr();
         for (row, keys) in csr.iter().enumerate() {
             let s = &mut slots[row % dims.slot_num.max(1)];
             let nnz = keys.len() as u64;
             s.min = s.min.min(nnz);
             s.max = s.max.max(nnz);
-            s.total += nnz;
-            s.empty += u64::from(nnz == 0);
+            s.total = s.total.saturating_add(nnz);
+            s.empty = s.empty.saturating_add(u64::from(nnz == 0));
         }
         let stats = reader.stats();
         progress(stats.decoded() + stats.skipped(), announced);

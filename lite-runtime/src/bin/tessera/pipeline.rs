@@ -1,64 +1,89 @@
 //! `tessera` with no command: the data path end to end on the bundled dataset, timed.
 
-use std::error::Error;
+use std::io::Write;
 use std::time::Duration;
 
-use tessera_lite::pipeline::{DEMO_CONFIG, DEMO_NORM, DEMO_VOCAB, demo_table, run};
+use clap::{Arg, ArgMatches};
+use tessera_lite::pipeline::{DEMO_CONFIG, DEMO_NORM, DEMO_VOCAB, demo_table, run as run_pipeline};
 
-use crate::args::Args;
+use crate::failure::Failure;
+use crate::numbers;
+use crate::output::Out;
 
-pub fn main(args: &[String]) -> Result<(), Box<dyn Error>> {
-    let args = Args::parse(args, &["seconds", "batch", "dim"], &[])?;
-    if let Some(extra) = args.positional.first() {
-        return Err(format!("unknown command {extra:?} (see tessera --help)").into());
-    }
-    let number = |name: &str, default: f64| -> Result<f64, String> {
-        args.value(name).map_or(Ok(default), |v| {
-            v.parse::<f64>()
-                .ok()
-                .filter(|x| x.is_finite() && *x >= 0.0)
-                .ok_or(format!("--{name} {v:?} is not a number"))
-        })
-    };
-    let seconds = number("seconds", 1.0)?;
-    let batch = (number("batch", 256.0)? as usize).max(1);
-    let dim = (number("dim", 16.0)? as usize).max(1);
+/// The run's options, at the top level of `tessera`.
+pub fn args() -> [Arg; 3] {
+    [
+        Arg::new("seconds")
+            .long("seconds")
+            .value_name("S")
+            .value_parser(numbers::seconds)
+            .default_value("1")
+            .help("repeat whole passes for at least S seconds (0 to 1000000)"),
+        Arg::new("batch")
+            .long("batch")
+            .value_name("N")
+            .value_parser(numbers::positive)
+            .default_value("256")
+            .help("samples per batch (at least 1)"),
+        Arg::new("dim")
+            .long("dim")
+            .value_name("D")
+            .value_parser(numbers::positive)
+            .default_value("16")
+            .help("embedding width (at least 1)"),
+    ]
+}
+
+pub fn run(m: &ArgMatches, out: &mut Out) -> Result<(), Failure> {
+    // Defaults are set, and the parsers checked every value: these are present and valid.
+    let seconds = m.get_one::<f64>("seconds").copied().unwrap_or(1.0);
+    let batch = m.get_one::<usize>("batch").copied().unwrap_or(256);
+    let dim = m.get_one::<usize>("dim").copied().unwrap_or(16);
+    let min_time = Duration::try_from_secs_f64(seconds).map_err(Failure::other)?;
 
     let dims = DEMO_CONFIG.dims;
-    println!(
+    writeln!(
+        out,
         "tessera: HugeCTR's data path on the bundled dataset ({} bytes, Norm with checksums)",
         DEMO_NORM.len()
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "  sample: {} label, {} dense, {} slots of 1..={} u32 keys",
         dims.label_dim, dims.dense_dim, dims.slot_num, DEMO_CONFIG.max_nnz
-    );
-    let table = demo_table(DEMO_VOCAB, dim);
-    let r = run(
-        DEMO_NORM,
-        DEMO_CONFIG,
-        batch,
-        &table,
-        dim,
-        Duration::from_secs_f64(seconds),
     )?;
-    let rows = r.samples * dims.slot_num as u64;
-    println!(
+    let too_big = |e: &dyn std::fmt::Display| {
+        Failure::other(format!("--batch {batch} --dim {dim}: {e}"))
+            .hint("a smaller --batch or --dim")
+    };
+    let table = demo_table(DEMO_VOCAB, dim).map_err(|e| too_big(&e))?;
+    let r = run_pipeline(DEMO_NORM, DEMO_CONFIG, batch, &table, dim, min_time).map_err(
+        |e| match e {
+            tessera_lite::pipeline::PipelineError::Memory(_) => too_big(&e),
+            _ => Failure::other(format!("bundled dataset: {e}")),
+        },
+    )?;
+    let rows = r.samples.saturating_mul(dims.slot_num as u64);
+    writeln!(
+        out,
         "  decoded: {} samples in {} batches of {batch}, every checksum verified, {} skipped",
         r.samples, r.batches, r.stats.skipped
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "  CSR: {rows} rows (sample x slot), {} keys, {:.2} keys per row",
         r.keys,
         r.keys as f64 / rows.max(1) as f64
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "  pooled: embedding-bag sum over a {DEMO_VOCAB} x {dim} table -> {rows} x {dim}, sum of outputs {:.4}",
         r.pooled_sum
-    );
+    )?;
     let passes = f64::from(r.passes);
     let (dec, pool) = (r.decode.as_secs_f64(), r.pool.as_secs_f64());
-    println!(
+    writeln!(
+        out,
         "  throughput over {} passes: decode {:.0} MB/s ({:.2} M samples/s), pooling {:.2} GB/s touched, \
          end to end {:.2} M samples/s",
         r.passes,
@@ -66,6 +91,6 @@ pub fn main(args: &[String]) -> Result<(), Box<dyn Error>> {
         r.samples as f64 * passes / dec.max(1e-9) / 1e6,
         r.pool_bytes as f64 * passes / pool.max(1e-9) / 1e9,
         r.samples as f64 * passes / (dec + pool).max(1e-9) / 1e6,
-    );
+    )?;
     Ok(())
 }

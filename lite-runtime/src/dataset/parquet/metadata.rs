@@ -47,7 +47,7 @@ pub struct ParquetMetadata {
 impl ParquetMetadata {
     /// Reads `path`.
     pub fn read(path: &Path) -> Result<Self, DatasetError> {
-        let text = std::fs::read(path).map_err(DatasetError::io(path))?;
+        let text = crate::dataset::input::read_text(path)?;
         Self::parse(&text).map_err(|kind| DatasetError::Metadata {
             path: path.to_owned(),
             kind,
@@ -56,10 +56,15 @@ impl ParquetMetadata {
 
     /// Parses the JSON text.
     pub fn parse(text: &[u8]) -> Result<Self, MetadataErrorKind> {
-        let doc: Value = serde_json::from_slice(text).map_err(|e| MetadataErrorKind::Json {
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string(),
+        let doc: Value = serde_json::from_slice(text).map_err(|e| {
+            // serde_json's message ends with the position, which `Json` carries already.
+            let message = e.to_string();
+            let suffix = format!(" at line {} column {}", e.line(), e.column());
+            MetadataErrorKind::Json {
+                line: e.line(),
+                column: e.column(),
+                message: message.strip_suffix(&suffix).unwrap_or(&message).to_owned(),
+            }
         })?;
         let file_stats = array(&doc, "file_stats")?
             .iter()
