@@ -1,0 +1,164 @@
+//! The `.tflite` model loader: [`Model::load`] checks a whole TensorFlow Lite file once
+//! (schema version 3, identifier `TFL3`) and hands out typed views borrowed from its bytes.
+//!
+//! No allocation, no `unsafe`, no recursion. Every read is an explicit little-endian decode,
+//! so big-endian hosts and models at odd addresses work. After a successful load the views
+//! ([`Subgraph`], [`Tensor`], [`Operator`], [`Buffer`], [`SignatureDef`]...) do not re-check
+//! and cannot fail: every offset, length, string and index they read was checked at load.
+//!
+//! What load checks, beyond the flatbuffer structure (every offset, vector and string in
+//! bounds with overflow-checked arithmetic, and aligned to its size counted from the start of
+//! the file, as flatbuffers writes them; strings UTF-8 and NUL-terminated):
+//! - every tensor, buffer, opcode and subgraph index in range, -1 only for an optional
+//!   operator input;
+//! - shapes non-negative, their element counts within `u64`; `shape_signature` agreeing;
+//! - constant buffers exactly as long as the element count times the type's size (sub-byte
+//!   types packed), STRING constants valid TFLite string buffers with one string per element;
+//! - buffers in the `offset` / `size` form (models over 2 GB; `offset > 1`, counted from the
+//!   start of the file) inside the file;
+//! - quantization: `scale` of length 1 or the quantized dimension's size, `zero_point` as long;
+//! - sparsity: traversal order a permutation, block map in range, dense sizes matching the
+//!   shape, CSR segments from 0 non-decreasing to the index count, indices in range, and the
+//!   constant holding exactly the stored values;
+//! - every operator's builtin options of the type its op takes, and every input written by an
+//!   earlier operator or a constant, graph input or variable.
+//!
+//! Objects shared by several references are checked once per reference, within a budget of
+//! 16 times the file length plus 64 KiB, so no file makes loading take quadratic time.
+
+mod buffer;
+mod error;
+mod list;
+mod operator;
+mod ops;
+mod options;
+mod quantization;
+mod reader;
+mod signature;
+mod sparsity;
+mod subgraph;
+mod summary;
+mod tensor;
+mod types;
+mod vectors;
+mod verify;
+
+#[cfg(test)]
+mod tests;
+
+pub use buffer::Buffer;
+pub use error::{ErrorKind, Location, ModelError};
+pub use list::List;
+pub use operator::{Operator, OperatorCode};
+pub use ops::{BuiltinOperator, Op};
+pub use options::{
+    BuiltinOptions, Conv2DOptions, DepthwiseConv2DOptions, FullyConnectedOptions, Pool2DOptions,
+    StridedSliceOptions, options_name,
+};
+pub use quantization::Quantization;
+pub use signature::{Metadata, SignatureDef, TensorMap};
+pub use sparsity::{DimensionFormat, DimensionMetadata, SparseIndices, Sparsity};
+pub use subgraph::Subgraph;
+pub use summary::Summary;
+pub use tensor::Tensor;
+pub use types::{Activation, Padding, TensorType};
+pub use vectors::{F32s, I32s, I64s, LeIter, LeScalar, LeSlice, TensorIndices};
+
+use list::Ctx;
+use reader::Table;
+use verify::slot;
+
+/// A verified TensorFlow Lite model, borrowed from its bytes.
+#[derive(Clone, Copy, Debug)]
+pub struct Model<'a> {
+    ctx: Ctx<'a>,
+    root: Table,
+}
+
+impl<'a> Model<'a> {
+    /// Checks `bytes` as a whole `.tflite` file and wraps it. One pass; nothing is copied.
+    ///
+    /// # Errors
+    /// A [`ModelError`] naming what is wrong, where in the model (subgraph, operator, tensor,
+    /// buffer...), the schema field and the byte offset. Never panics, whatever the bytes.
+    pub fn load(bytes: &'a [u8]) -> Result<Self, ModelError> {
+        let (root, ctx) = verify::verify(bytes)?;
+        Ok(Self { ctx, root })
+    }
+
+    /// The file's bytes.
+    #[must_use]
+    pub fn bytes(&self) -> &'a [u8] {
+        self.ctx.buf
+    }
+
+    /// Schema version (always 3).
+    #[must_use]
+    pub fn version(&self) -> u32 {
+        self.root.u32(self.ctx.buf, slot::VERSION, 0)
+    }
+
+    /// The description the converter wrote, if any.
+    #[must_use]
+    pub fn description(&self) -> Option<&'a str> {
+        self.root.str(self.ctx.buf, slot::DESCRIPTION)
+    }
+
+    /// The operator codes operators index into.
+    #[must_use]
+    pub fn operator_codes(&self) -> List<'a, OperatorCode<'a>> {
+        List::new(self.ctx, self.ctx.opcodes)
+    }
+
+    /// The subgraphs; 0 is the main graph.
+    #[must_use]
+    pub fn subgraphs(&self) -> List<'a, Subgraph<'a>> {
+        List::new(self.ctx, self.root.vector(self.ctx.buf, slot::SUBGRAPHS))
+    }
+
+    /// Subgraph `i`, or `None` past the end.
+    #[must_use]
+    pub fn subgraph(&self, i: usize) -> Option<Subgraph<'a>> {
+        self.subgraphs().get(i)
+    }
+
+    /// The buffers (0 is the empty sentinel).
+    #[must_use]
+    pub fn buffers(&self) -> List<'a, Buffer<'a>> {
+        List::new(self.ctx, self.ctx.buffers)
+    }
+
+    /// Named metadata buffers (`"min_runtime_version"`, ...).
+    #[must_use]
+    pub fn metadata(&self) -> List<'a, Metadata<'a>> {
+        List::new(self.ctx, self.root.vector(self.ctx.buf, slot::METADATA))
+    }
+
+    /// The deprecated list of metadata buffer indices.
+    #[must_use]
+    pub fn metadata_buffer(&self) -> I32s<'a> {
+        let buf = self.ctx.buf;
+        I32s::new(self.root.vector(buf, slot::METADATA_BUFFER).bytes(buf, 4))
+    }
+
+    /// The signatures (named entry points).
+    #[must_use]
+    pub fn signature_defs(&self) -> List<'a, SignatureDef<'a>> {
+        List::new(
+            self.ctx,
+            self.root.vector(self.ctx.buf, slot::SIGNATURE_DEFS),
+        )
+    }
+
+    /// The signature with key `key`.
+    #[must_use]
+    pub fn signature(&self, key: &str) -> Option<SignatureDef<'a>> {
+        self.signature_defs().iter().find(|s| s.key() == key)
+    }
+
+    /// A description of the whole model for people, as `tessera model inspect` prints it.
+    #[must_use]
+    pub fn summary(&self) -> Summary<'a> {
+        Summary::new(*self)
+    }
+}

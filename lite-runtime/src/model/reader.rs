@@ -1,0 +1,516 @@
+//! The flatbuffer reader under the model views: checked reads for verification at load
+//! ([`Verifier`]) and the reads accessors use afterwards ([`Table`], [`Vector`]).
+//!
+//! Every read is an explicit little-endian decode of a byte slice, so big-endian hosts and
+//! models at odd addresses work. Reads after verification go through `get` and fall back to
+//! a default instead of panicking: verification already proved them in bounds, and a bug
+//! must not turn into an out-of-bounds read.
+
+use super::error::{ErrorKind, Location, ModelError};
+
+/// Reads `N` bytes at `pos`, or `None` past the end (or on overflow).
+#[inline]
+pub(crate) fn bytes_at<const N: usize>(buf: &[u8], pos: usize) -> Option<[u8; N]> {
+    let end = pos.checked_add(N)?;
+    buf.get(pos..end)?.try_into().ok()
+}
+
+/// Little-endian `u8` at `pos`; 0 when out of bounds (never after verification).
+#[inline]
+pub(crate) fn u8_at(buf: &[u8], pos: usize) -> u8 {
+    buf.get(pos).copied().unwrap_or(0)
+}
+
+/// Little-endian `u16` at `pos`; 0 when out of bounds.
+#[inline]
+pub(crate) fn u16_at(buf: &[u8], pos: usize) -> u16 {
+    bytes_at(buf, pos).map_or(0, u16::from_le_bytes)
+}
+
+/// Little-endian `u32` at `pos`; 0 when out of bounds.
+#[inline]
+pub(crate) fn u32_at(buf: &[u8], pos: usize) -> u32 {
+    bytes_at(buf, pos).map_or(0, u32::from_le_bytes)
+}
+
+/// Little-endian `i32` at `pos`; 0 when out of bounds.
+#[inline]
+pub(crate) fn i32_at(buf: &[u8], pos: usize) -> i32 {
+    bytes_at(buf, pos).map_or(0, i32::from_le_bytes)
+}
+
+/// Little-endian `u64` at `pos`; 0 when out of bounds.
+#[inline]
+pub(crate) fn u64_at(buf: &[u8], pos: usize) -> u64 {
+    bytes_at(buf, pos).map_or(0, u64::from_le_bytes)
+}
+
+/// Follows the `uoffset` stored at `pos` (relative to `pos` itself); `pos` when it cannot.
+#[inline]
+fn follow(buf: &[u8], pos: usize) -> usize {
+    pos.checked_add(u32_at(buf, pos) as usize).unwrap_or(pos)
+}
+
+/// A verified table: its position and its vtable's, so a field lookup is two reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Table {
+    /// Position of the table (its `soffset` to the vtable).
+    pub pos: usize,
+    /// Position of the vtable.
+    vtable: usize,
+    /// Number of field slots in the vtable.
+    slots: usize,
+}
+
+impl Table {
+    /// Position of field `slot`, or `None` when the field is absent (reads the default).
+    #[inline]
+    pub fn field(&self, buf: &[u8], slot: usize) -> Option<usize> {
+        if slot >= self.slots {
+            return None;
+        }
+        match u16_at(buf, self.vtable + 4 + 2 * slot) {
+            0 => None,
+            off => Some(self.pos + usize::from(off)),
+        }
+    }
+
+    /// Field `slot` as a `u8`, or `default`.
+    #[inline]
+    pub fn u8(&self, buf: &[u8], slot: usize, default: u8) -> u8 {
+        self.field(buf, slot).map_or(default, |p| u8_at(buf, p))
+    }
+
+    /// Field `slot` as an `i32`, or `default`.
+    #[inline]
+    pub fn i32(&self, buf: &[u8], slot: usize, default: i32) -> i32 {
+        self.field(buf, slot).map_or(default, |p| i32_at(buf, p))
+    }
+
+    /// Field `slot` as a `u32`, or `default`.
+    #[inline]
+    pub fn u32(&self, buf: &[u8], slot: usize, default: u32) -> u32 {
+        self.field(buf, slot).map_or(default, |p| u32_at(buf, p))
+    }
+
+    /// Field `slot` as a `u64`, or `default`.
+    #[inline]
+    pub fn u64(&self, buf: &[u8], slot: usize, default: u64) -> u64 {
+        self.field(buf, slot).map_or(default, |p| u64_at(buf, p))
+    }
+
+    /// Field `slot` as a `bool` (any non-zero byte is true), or `default`.
+    #[inline]
+    pub fn bool(&self, buf: &[u8], slot: usize, default: bool) -> bool {
+        self.field(buf, slot)
+            .map_or(default, |p| u8_at(buf, p) != 0)
+    }
+
+    /// Field `slot` as an `f32`, or `default`.
+    #[inline]
+    pub fn f32(&self, buf: &[u8], slot: usize, default: f32) -> f32 {
+        self.field(buf, slot)
+            .map_or(default, |p| f32::from_bits(u32_at(buf, p)))
+    }
+
+    /// The table that field `slot` points to (verified at load), or `None` when absent.
+    #[inline]
+    pub fn table(&self, buf: &[u8], slot: usize) -> Option<Table> {
+        self.field(buf, slot)
+            .map(|p| Table::at(buf, follow(buf, p)))
+    }
+
+    /// The vector that field `slot` points to, or an empty one when absent.
+    #[inline]
+    pub fn vector(&self, buf: &[u8], slot: usize) -> Vector {
+        self.field(buf, slot)
+            .map_or(Vector::EMPTY, |p| Vector::at(buf, follow(buf, p)))
+    }
+
+    /// Whether field `slot` is present.
+    #[inline]
+    pub fn has(&self, buf: &[u8], slot: usize) -> bool {
+        self.field(buf, slot).is_some()
+    }
+
+    /// The string that field `slot` points to (verified UTF-8 at load), or `None`.
+    #[inline]
+    pub fn str<'a>(&self, buf: &'a [u8], slot: usize) -> Option<&'a str> {
+        self.field(buf, slot).map(|p| str_at(buf, follow(buf, p)))
+    }
+
+    /// The table at `pos`, trusted: its vtable was checked by [`Verifier::table`].
+    #[inline]
+    pub fn at(buf: &[u8], pos: usize) -> Table {
+        let vtable = pos.wrapping_sub(i32_at(buf, pos) as isize as usize);
+        Table {
+            pos,
+            vtable,
+            slots: usize::from(u16_at(buf, vtable).saturating_sub(4)) / 2,
+        }
+    }
+}
+
+/// The string at `pos` (its length word), trusted: checked by [`Verifier::string`]. Checked
+/// again for UTF-8 here instead of an `unsafe` unchecked conversion: names are short.
+pub(crate) fn str_at(buf: &[u8], pos: usize) -> &str {
+    let len = u32_at(buf, pos) as usize;
+    let bytes = pos
+        .checked_add(4)
+        .and_then(|s| buf.get(s..s.checked_add(len)?))
+        .unwrap_or(&[]);
+    core::str::from_utf8(bytes).unwrap_or("")
+}
+
+/// A verified vector: where its elements start and how many there are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Vector {
+    /// Position of the first element (just past the length word).
+    pub start: usize,
+    /// Number of elements.
+    pub len: usize,
+}
+
+impl Vector {
+    /// The empty vector (an absent field).
+    pub const EMPTY: Vector = Vector { start: 0, len: 0 };
+
+    /// The vector whose length word is at `pos`, trusted.
+    #[inline]
+    pub fn at(buf: &[u8], pos: usize) -> Vector {
+        Vector {
+            start: pos.saturating_add(4),
+            len: u32_at(buf, pos) as usize,
+        }
+    }
+
+    /// The elements' bytes, `size` bytes each.
+    #[inline]
+    pub fn bytes<'a>(&self, buf: &'a [u8], size: usize) -> &'a [u8] {
+        self.len
+            .checked_mul(size)
+            .and_then(|n| buf.get(self.start..self.start.checked_add(n)?))
+            .unwrap_or(&[])
+    }
+
+    /// The table that element `i` of a vector of tables points to.
+    #[inline]
+    pub fn table(&self, buf: &[u8], i: usize) -> Table {
+        Table::at(buf, follow(buf, self.start + 4 * i))
+    }
+
+    /// The string that element `i` of a vector of strings points to.
+    #[inline]
+    pub fn str<'a>(&self, buf: &'a [u8], i: usize) -> &'a str {
+        str_at(buf, follow(buf, self.start + 4 * i))
+    }
+}
+
+/// Verification state: the file, what is being checked (for errors) and how many bytes may
+/// still be checked.
+pub(crate) struct Verifier<'a> {
+    /// The whole file.
+    pub buf: &'a [u8],
+    /// The indices of what is being checked, copied into every error.
+    pub at: Location,
+    /// Bytes that may still be verified. Objects may be shared (a vector whose entries all point
+    /// at one large table), so without a budget a small file could cost quadratic time.
+    budget: usize,
+}
+
+/// Position `pos + off`, or an overflow error.
+#[inline]
+fn add(pos: usize, off: usize) -> Option<usize> {
+    pos.checked_add(off)
+}
+
+impl<'a> Verifier<'a> {
+    /// A verifier over `buf` with a budget of 16 times its length plus 64 KiB.
+    pub fn new(buf: &'a [u8]) -> Self {
+        Self {
+            buf,
+            at: Location::default(),
+            budget: buf.len().saturating_mul(16).saturating_add(1 << 16),
+        }
+    }
+
+    /// An error at `offset` while reading `field`, at the current location.
+    #[cold]
+    pub fn err(&self, kind: ErrorKind, field: &'static str, offset: usize) -> ModelError {
+        ModelError {
+            kind,
+            location: self.at,
+            field,
+            offset,
+        }
+    }
+
+    /// Spends `n` bytes of the budget.
+    #[inline]
+    fn spend(&mut self, n: usize, field: &'static str, pos: usize) -> Result<(), ModelError> {
+        match self.budget.checked_sub(n) {
+            Some(left) => {
+                self.budget = left;
+                Ok(())
+            }
+            None => Err(self.err(ErrorKind::TooComplex, field, pos)),
+        }
+    }
+
+    /// Checks that `size` bytes at `pos` are in the file and `pos` is aligned to `align`.
+    #[inline]
+    pub fn range(
+        &self,
+        pos: usize,
+        size: usize,
+        align: usize,
+        field: &'static str,
+    ) -> Result<(), ModelError> {
+        if pos & (align - 1) != 0 {
+            return Err(self.err(ErrorKind::Misaligned { align }, field, pos));
+        }
+        match pos.checked_add(size) {
+            Some(end) if end <= self.buf.len() => Ok(()),
+            _ => Err(self.err(
+                ErrorKind::OutOfBounds {
+                    size: size as u64,
+                    len: self.buf.len(),
+                },
+                field,
+                pos,
+            )),
+        }
+    }
+
+    /// Follows the `uoffset` at `pos` to the object it points to (checked in bounds and for
+    /// overflow, not yet the object itself).
+    pub fn follow(&self, pos: usize, field: &'static str) -> Result<usize, ModelError> {
+        self.range(pos, 4, 4, field)?;
+        let target = add(pos, u32_at(self.buf, pos) as usize)
+            .ok_or_else(|| self.err(ErrorKind::OffsetOverflow, field, pos))?;
+        if target >= self.buf.len() {
+            return Err(self.err(
+                ErrorKind::OutOfBounds {
+                    size: 1,
+                    len: self.buf.len(),
+                },
+                field,
+                pos,
+            ));
+        }
+        Ok(target)
+    }
+
+    /// Checks the table at `pos`: its `soffset`, its vtable in bounds, even and at least 4
+    /// bytes long, and every field it lists inside the table's inline size.
+    pub fn table(&mut self, pos: usize, field: &'static str) -> Result<Table, ModelError> {
+        self.range(pos, 4, 4, field)?;
+        let soff = i32_at(self.buf, pos);
+        let vtable = (pos as i64)
+            .checked_sub(i64::from(soff))
+            .and_then(|v| usize::try_from(v).ok())
+            .ok_or_else(|| self.err(ErrorKind::OffsetOverflow, field, pos))?;
+        self.range(vtable, 4, 2, field)?;
+        let vt_len = usize::from(u16_at(self.buf, vtable));
+        let inline_len = usize::from(u16_at(self.buf, vtable + 2));
+        if vt_len < 4 || vt_len % 2 != 0 || inline_len < 4 {
+            return Err(self.err(ErrorKind::Vtable, field, vtable));
+        }
+        self.range(vtable, vt_len, 2, field)?;
+        self.range(pos, inline_len, 4, field)?;
+        self.spend(vt_len + inline_len, field, pos)?;
+        let table = Table {
+            pos,
+            vtable,
+            slots: (vt_len - 4) / 2,
+        };
+        // Fields must lie inside the table; their sizes are checked by the typed reads below.
+        for slot in 0..table.slots {
+            let off = usize::from(u16_at(self.buf, vtable + 4 + 2 * slot));
+            if off != 0 && (off < 4 || off >= inline_len) {
+                return Err(self.err(ErrorKind::Vtable, field, vtable));
+            }
+        }
+        Ok(table)
+    }
+
+    /// Checks a scalar field of `size` bytes (in bounds, aligned); returns its position.
+    #[inline]
+    pub fn scalar(
+        &self,
+        t: Table,
+        slot: usize,
+        size: usize,
+        field: &'static str,
+    ) -> Result<Option<usize>, ModelError> {
+        match t.field(self.buf, slot) {
+            None => Ok(None),
+            Some(p) => {
+                self.range(p, size, size, field)?;
+                Ok(Some(p))
+            }
+        }
+    }
+
+    /// Reads a checked `u8` field, or `default`.
+    pub fn u8(
+        &self,
+        t: Table,
+        slot: usize,
+        default: u8,
+        f: &'static str,
+    ) -> Result<u8, ModelError> {
+        Ok(self
+            .scalar(t, slot, 1, f)?
+            .map_or(default, |p| u8_at(self.buf, p)))
+    }
+
+    /// Reads a checked `i32` field, or `default`.
+    pub fn i32(
+        &self,
+        t: Table,
+        slot: usize,
+        default: i32,
+        f: &'static str,
+    ) -> Result<i32, ModelError> {
+        Ok(self
+            .scalar(t, slot, 4, f)?
+            .map_or(default, |p| i32_at(self.buf, p)))
+    }
+
+    /// Reads a checked `u32` field, or `default`.
+    pub fn u32(
+        &self,
+        t: Table,
+        slot: usize,
+        default: u32,
+        f: &'static str,
+    ) -> Result<u32, ModelError> {
+        Ok(self
+            .scalar(t, slot, 4, f)?
+            .map_or(default, |p| u32_at(self.buf, p)))
+    }
+
+    /// Reads a checked `u64` field, or `default`.
+    pub fn u64(
+        &self,
+        t: Table,
+        slot: usize,
+        default: u64,
+        f: &'static str,
+    ) -> Result<u64, ModelError> {
+        Ok(self
+            .scalar(t, slot, 8, f)?
+            .map_or(default, |p| u64_at(self.buf, p)))
+    }
+
+    /// Checks the table that offset field `slot` points to; `None` when absent.
+    pub fn sub_table(
+        &mut self,
+        t: Table,
+        slot: usize,
+        f: &'static str,
+    ) -> Result<Option<Table>, ModelError> {
+        match self.scalar(t, slot, 4, f)? {
+            None => Ok(None),
+            Some(p) => {
+                let pos = self.follow(p, f)?;
+                self.table(pos, f).map(Some)
+            }
+        }
+    }
+
+    /// Checks the vector at `pos` (length word aligned to 4, elements of `size` bytes aligned
+    /// to `size`, all in bounds).
+    pub fn vector_at(
+        &mut self,
+        pos: usize,
+        size: usize,
+        f: &'static str,
+    ) -> Result<Vector, ModelError> {
+        self.range(pos, 4, 4, f)?;
+        let len = u32_at(self.buf, pos) as usize;
+        let start = pos + 4;
+        if start & (size.min(8) - 1) != 0 {
+            return Err(self.err(ErrorKind::Misaligned { align: size }, f, pos));
+        }
+        let bytes = len
+            .checked_mul(size)
+            .ok_or_else(|| self.err(ErrorKind::OffsetOverflow, f, pos))?;
+        match start.checked_add(bytes) {
+            Some(end) if end <= self.buf.len() => {}
+            _ => {
+                return Err(self.err(
+                    ErrorKind::OutOfBounds {
+                        size: (bytes as u64).saturating_add(4),
+                        len: self.buf.len(),
+                    },
+                    f,
+                    pos,
+                ));
+            }
+        }
+        self.spend(bytes.saturating_add(4), f, pos)?;
+        Ok(Vector { start, len })
+    }
+
+    /// Checks the vector that offset field `slot` points to; empty when absent.
+    pub fn vector(
+        &mut self,
+        t: Table,
+        slot: usize,
+        size: usize,
+        f: &'static str,
+    ) -> Result<Vector, ModelError> {
+        Ok(self.vector_opt(t, slot, size, f)?.unwrap_or(Vector::EMPTY))
+    }
+
+    /// Checks the vector that offset field `slot` points to; `None` when absent.
+    pub fn vector_opt(
+        &mut self,
+        t: Table,
+        slot: usize,
+        size: usize,
+        f: &'static str,
+    ) -> Result<Option<Vector>, ModelError> {
+        match self.scalar(t, slot, 4, f)? {
+            None => Ok(None),
+            Some(p) => {
+                let pos = self.follow(p, f)?;
+                self.vector_at(pos, size, f).map(Some)
+            }
+        }
+    }
+
+    /// Checks the string at `pos`: in bounds, NUL-terminated, UTF-8.
+    pub fn string_at(&mut self, pos: usize, f: &'static str) -> Result<&'a str, ModelError> {
+        let v = self.vector_at(pos, 1, f)?;
+        let bytes = v.bytes(self.buf, 1);
+        if self.buf.get(v.start + v.len) != Some(&0) {
+            return Err(self.err(ErrorKind::NoNulTerminator, f, pos));
+        }
+        core::str::from_utf8(bytes).map_err(|_| self.err(ErrorKind::NotUtf8, f, pos))
+    }
+
+    /// Checks the string that offset field `slot` points to; `None` when absent.
+    pub fn string(
+        &mut self,
+        t: Table,
+        slot: usize,
+        f: &'static str,
+    ) -> Result<Option<&'a str>, ModelError> {
+        match self.scalar(t, slot, 4, f)? {
+            None => Ok(None),
+            Some(p) => {
+                let pos = self.follow(p, f)?;
+                self.string_at(pos, f).map(Some)
+            }
+        }
+    }
+
+    /// Checks element `i` of a vector of offsets to tables and returns the table.
+    pub fn table_in(&mut self, v: Vector, i: usize, f: &'static str) -> Result<Table, ModelError> {
+        let pos = self.follow(v.start + 4 * i, f)?;
+        self.table(pos, f)
+    }
+}

@@ -1,0 +1,7 @@
+//! Tests of the model loader over models written by a test-only flatbuffer builder.
+
+mod builder;
+mod malformed;
+mod props;
+mod sample;
+mod views;
