@@ -1,0 +1,207 @@
+//! Every raw CUDA driver call of the crate, one operation per `unsafe` block: allocation and
+//! free of each memory kind, copies, memsets and kernel launches. The rest of the crate is
+//! safe code over these.
+//!
+//! Functions that only allocate, free or probe are safe: their preconditions are met here.
+//! Functions that move bytes to or from an address are `unsafe fn`: the caller promises the
+//! address ranges are inside allocations it owns (a device pointer may alias host memory
+//! under unified addressing, so a wrong one is host memory corruption, not only a GPU fault).
+
+use std::ffi::c_void;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::ptr::NonNull;
+
+use cudarc::driver::{DriverError, result, sys};
+
+use crate::error::{GpuError, driver};
+
+/// Runs `f`, turning a panic inside cudarc (it panics when a driver symbol is missing, or
+/// the library cannot be opened after all) into [`GpuError::NoDriver`].
+pub(crate) fn guarded<T>(f: impl FnOnce() -> Result<T, GpuError>) -> Result<T, GpuError> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(result) => result,
+        Err(payload) => {
+            let reason = payload
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                .unwrap_or_else(|| "the CUDA bindings panicked".to_owned());
+            Err(GpuError::NoDriver { reason })
+        }
+    }
+}
+
+/// Whether the CUDA driver library can be opened (cudarc's own probe, which opens and closes it).
+pub(crate) fn driver_library_present() -> bool {
+    // SAFETY: opening a shared library runs its initialisers; the CUDA driver's are safe to
+    // run, and the handle is closed again at once (cudarc keeps its own for the calls).
+    unsafe { sys::is_culib_present() }
+}
+
+/// Whether the NVRTC library can be opened.
+pub(crate) fn nvrtc_library_present() -> bool {
+    // SAFETY: as for the driver: NVRTC's initialisers are safe to run.
+    unsafe { cudarc::nvrtc::sys::is_culib_present() }
+}
+
+/// `bytes` of device memory (`cuMemAlloc`, 256-byte aligned) in the current context;
+/// `bytes > 0`.
+pub(crate) fn device_alloc(bytes: usize) -> Result<sys::CUdeviceptr, GpuError> {
+    // SAFETY: allocation has no precondition; the pointer is only ever used as an address.
+    driver("cuMemAlloc", unsafe { result::malloc_sync(bytes) })
+}
+
+/// Frees what [`device_alloc`] or [`managed_alloc`] returned.
+pub(crate) fn device_free(ptr: sys::CUdeviceptr) -> Result<(), GpuError> {
+    // SAFETY: `ptr` came from `cuMemAlloc` / `cuMemAllocManaged` and its owner frees it once,
+    // in `Drop`, after the stream using it was synchronised.
+    driver("cuMemFree", unsafe { result::free_sync(ptr) })
+}
+
+/// `bytes` of page-locked host memory (`cuMemHostAlloc`, page aligned), zeroed so that it
+/// may be seen as `&[u8]`; `bytes > 0`.
+pub(crate) fn pinned_alloc(bytes: usize) -> Result<NonNull<u8>, GpuError> {
+    // SAFETY: allocation has no precondition; the bytes are zeroed below before use.
+    let ptr = driver("cuMemHostAlloc", unsafe {
+        result::malloc_host(bytes, sys::CU_MEMHOSTALLOC_PORTABLE)
+    })?;
+    let ptr = NonNull::new(ptr.cast::<u8>()).ok_or(GpuError::Driver {
+        op: "cuMemHostAlloc",
+        error: DriverError(sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY),
+    })?;
+    // SAFETY: `ptr` is the start of `bytes` writable bytes just allocated.
+    unsafe { ptr.as_ptr().write_bytes(0, bytes) };
+    Ok(ptr)
+}
+
+/// Frees what [`pinned_alloc`] returned.
+pub(crate) fn pinned_free(ptr: NonNull<u8>) -> Result<(), GpuError> {
+    // SAFETY: `ptr` came from `cuMemHostAlloc`; its owner frees it once, in `Drop`, after the
+    // copies reading it were synchronised.
+    driver("cuMemFreeHost", unsafe {
+        result::free_host(ptr.as_ptr().cast::<c_void>())
+    })
+}
+
+/// `bytes` of managed memory (`cuMemAllocManaged`, attached globally), zeroed;
+/// `bytes > 0`.
+pub(crate) fn managed_alloc(bytes: usize) -> Result<sys::CUdeviceptr, GpuError> {
+    // SAFETY: allocation has no precondition; the bytes are zeroed below before use.
+    let ptr = driver("cuMemAllocManaged", unsafe {
+        result::malloc_managed(bytes, sys::CUmemAttach_flags::CU_MEM_ATTACH_GLOBAL)
+    })?;
+    // SAFETY: `ptr` is the start of `bytes` bytes just allocated; the set is synchronous.
+    let zeroed = driver("cuMemsetD8", unsafe {
+        result::memset_d8_sync(ptr, 0, bytes)
+    });
+    if let Err(e) = zeroed {
+        let _ = device_free(ptr);
+        return Err(e);
+    }
+    Ok(ptr)
+}
+
+/// The `len` bytes at `ptr` as a slice.
+///
+/// # Safety
+/// `ptr` is the start of `len` initialised host-accessible bytes owned by the caller, alive and
+/// not written by anything else (host or device) while the slice lives.
+pub(crate) unsafe fn host_bytes<'a>(ptr: NonNull<u8>, len: usize) -> &'a [u8] {
+    // SAFETY: the caller's precondition.
+    unsafe { std::slice::from_raw_parts(ptr.as_ptr(), len) }
+}
+
+/// The `len` bytes at `ptr` as a writable slice.
+///
+/// # Safety
+/// As [`host_bytes`], and nothing else reads them while the slice lives.
+pub(crate) unsafe fn host_bytes_mut<'a>(ptr: NonNull<u8>, len: usize) -> &'a mut [u8] {
+    // SAFETY: the caller's precondition.
+    unsafe { std::slice::from_raw_parts_mut(ptr.as_ptr(), len) }
+}
+
+/// Enqueues a copy of `src` to device address `dst` on `stream`.
+///
+/// # Safety
+/// `dst..dst + src.len()` is inside a device allocation the caller owns, and `src` (pinned
+/// memory) stays alive and unwritten until the stream has passed the copy.
+pub(crate) unsafe fn copy_to_device_async(
+    dst: sys::CUdeviceptr,
+    src: &[u8],
+    stream: sys::CUstream,
+) -> Result<(), GpuError> {
+    // SAFETY: the caller's precondition.
+    driver("cuMemcpyHtoDAsync", unsafe {
+        result::memcpy_htod_async(dst, src, stream)
+    })
+}
+
+/// Copies `src` to device address `dst`, waiting for the copy.
+///
+/// # Safety
+/// `dst..dst + src.len()` is inside a device allocation the caller owns.
+pub(crate) unsafe fn copy_to_device(dst: sys::CUdeviceptr, src: &[u8]) -> Result<(), GpuError> {
+    // SAFETY: the caller's precondition.
+    driver("cuMemcpyHtoD", unsafe { result::memcpy_htod_sync(dst, src) })
+}
+
+/// Copies from device address `src` into `dst`, waiting for the copy.
+///
+/// # Safety
+/// `src..src + dst.len()` is inside a device allocation the caller owns.
+pub(crate) unsafe fn copy_to_host(dst: &mut [u8], src: sys::CUdeviceptr) -> Result<(), GpuError> {
+    // SAFETY: the caller's precondition.
+    driver("cuMemcpyDtoH", unsafe { result::memcpy_dtoh_sync(dst, src) })
+}
+
+/// Enqueues a copy from device address `src` into `dst` on `stream`.
+///
+/// # Safety
+/// `src..src + dst.len()` is inside a device allocation the caller owns, and `dst` (pinned
+/// memory) stays alive and is neither read nor written by the host until the stream has
+/// passed the copy.
+pub(crate) unsafe fn copy_to_host_async(
+    dst: &mut [u8],
+    src: sys::CUdeviceptr,
+    stream: sys::CUstream,
+) -> Result<(), GpuError> {
+    // SAFETY: the caller's precondition.
+    driver("cuMemcpyDtoHAsync", unsafe {
+        result::memcpy_dtoh_async(dst, src, stream)
+    })
+}
+
+/// Enqueues setting `bytes` bytes at device address `dst` to `value` on `stream`.
+///
+/// # Safety
+/// `dst..dst + bytes` is inside a device allocation the caller owns.
+pub(crate) unsafe fn fill_async(
+    dst: sys::CUdeviceptr,
+    value: u8,
+    bytes: usize,
+    stream: sys::CUstream,
+) -> Result<(), GpuError> {
+    // SAFETY: the caller's precondition.
+    driver("cuMemsetD8Async", unsafe {
+        result::memset_d8_async(dst, value, bytes, stream)
+    })
+}
+
+/// Enqueues kernel `f` on `stream`.
+///
+/// # Safety
+/// `params` point at values of the kernel's parameter types, in order, alive for this call;
+/// every address among them is inside an allocation the caller owns, covering every index the
+/// kernel reads or writes for these arguments, and stays alive until the stream passes it.
+pub(crate) unsafe fn launch(
+    f: sys::CUfunction,
+    grid: (u32, u32, u32),
+    block: (u32, u32, u32),
+    stream: sys::CUstream,
+    params: &mut [*mut c_void],
+) -> Result<(), GpuError> {
+    // SAFETY: the caller's precondition.
+    driver("cuLaunchKernel", unsafe {
+        result::launch_kernel(f, grid, block, 0, stream, params)
+    })
+}
