@@ -239,8 +239,10 @@ where
         self.apply_with(src, |_, s, d| *d = d.add(s))
     }
 
-    /// `self += c · src` (axpy). The structure becomes the union (dense if either is dense);
-    /// `c == 0` changes no value but still widens the structure.
+    /// `self += c · src` (axpy). The structure becomes the union (dense if either is dense).
+    /// `c == 0` changes nothing, structure included, once the lengths are checked: ML.NET's
+    /// `AddMult` returns early there, so an infinite or NaN entry of `src` never reaches
+    /// `self` (`0 · ∞` would be NaN).
     ///
     /// Errors: [`LengthMismatch`](SparseError::LengthMismatch),
     /// [`Capacity`](SparseError::Capacity) (the vector is then unchanged).
@@ -250,6 +252,9 @@ where
         c: S::Elem,
     ) -> Result<(), SparseError> {
         self.same_len_as(src)?;
+        if c.is_default() {
+            return Ok(());
+        }
         if self.is_dense() {
             let dense = self.values_mut();
             if src.is_dense() {

@@ -27,6 +27,7 @@ mod copy;
 mod editor;
 mod kinds;
 mod math;
+mod special;
 mod visit;
 
 /// Longest generated vector; small under Miri, which is slow. Long enough for a full
