@@ -103,7 +103,11 @@ impl From<PlanError> for ArenaError {
 }
 
 /// [`Arena::allocate`](super::Arena::allocate) failed: the memory comes back with the reason.
-#[derive(Debug)]
+///
+/// It is an error for any memory type (`Debug` shows the reason only), so `?` takes it into
+/// a `Box<dyn Error>` whenever `M` is `'static`; for borrowed memory, `?` into a function
+/// returning [`ArenaError`] (or `.map_err(ArenaError::from)`) drops the memory and keeps the
+/// reason.
 pub struct AllocateError<M> {
     /// The memory that was given.
     pub memory: M,
@@ -117,4 +121,20 @@ impl<M> fmt::Display for AllocateError<M> {
     }
 }
 
-impl<M: fmt::Debug> core::error::Error for AllocateError<M> {}
+impl<M> fmt::Debug for AllocateError<M> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AllocateError")
+            .field("error", &self.error)
+            .finish_non_exhaustive()
+    }
+}
+
+// No `source`: the message is the reason's already.
+impl<M> core::error::Error for AllocateError<M> {}
+
+impl<M> From<AllocateError<M>> for ArenaError {
+    /// The reason, without the memory.
+    fn from(e: AllocateError<M>) -> Self {
+        e.error
+    }
+}

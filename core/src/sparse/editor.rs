@@ -230,6 +230,10 @@ impl<S: StorageMut> fmt::Debug for Editor<'_, S> {
 }
 
 /// A failed [`Editor::commit`]: the reason and the editor, so nothing written is lost.
+///
+/// The editor borrows the vector, so this error is not `'static` and `?` cannot box it; `?`
+/// into a function returning [`SparseError`] (or `.map_err(SparseError::from)`) drops the
+/// editor and keeps the reason.
 pub struct CommitError<'a, S: StorageMut> {
     /// Why the written structure is invalid.
     pub error: SparseError,
@@ -251,4 +255,12 @@ impl<S: StorageMut> fmt::Display for CommitError<'_, S> {
     }
 }
 
+// No `source`: the message includes the reason already.
 impl<S: StorageMut> core::error::Error for CommitError<'_, S> {}
+
+impl<S: StorageMut> From<CommitError<'_, S>> for SparseError {
+    /// The reason, without the editor.
+    fn from(e: CommitError<'_, S>) -> Self {
+        e.error
+    }
+}

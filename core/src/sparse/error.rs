@@ -150,6 +150,11 @@ impl core::error::Error for SparseError {}
 
 /// A failed construction: the reason and the storage, returned untouched so that nothing the
 /// caller handed in is lost (the `try_new` of sprs would have panicked).
+///
+/// It is an error for any storage (`Debug` shows the reason only), so `?` takes it into a
+/// `Box<dyn Error>` whenever `S` is `'static` (inline or owned storage); for borrowed
+/// storage, `?` into a function returning [`SparseError`] (or `.map_err(SparseError::from)`)
+/// drops the storage and keeps the reason.
 pub struct InvalidVBuffer<S> {
     /// Why the parts do not form a valid vector.
     pub error: SparseError,
@@ -178,4 +183,12 @@ impl<S> fmt::Display for InvalidVBuffer<S> {
     }
 }
 
+// No `source`: the message includes the reason already.
 impl<S> core::error::Error for InvalidVBuffer<S> {}
+
+impl<S> From<InvalidVBuffer<S>> for SparseError {
+    /// The reason, without the storage.
+    fn from(e: InvalidVBuffer<S>) -> Self {
+        e.error
+    }
+}
