@@ -1,8 +1,8 @@
 //! # tessera-core
 //!
-//! The data that on-device inference moves around — strings, string tensors and (in later
-//! modules) sparse vectors, views, arenas and row cursors — laid over memory the caller
-//! provides. This crate is `#![no_std]` and never allocates: every structure borrows its
+//! The data that on-device inference moves around — strings, string tensors, sparse
+//! vectors, tensors and views, arenas and their planner, HugeCTR's data path and ML.NET's row
+//! cursors — laid over memory the caller provides. This crate is `#![no_std]` and never allocates: every structure borrows its
 //! bytes, every capacity problem is an error that says how many bytes were needed, and every
 //! parser validates once at the boundary and returns a typed error naming what and where.
 //!
