@@ -13,7 +13,6 @@ pub enum F {
     I32(i32),
     U32(u32),
     U64(u64),
-    F32(f32),
     /// An offset to an object written after the table.
     Off(Obj),
 }
@@ -60,9 +59,6 @@ impl T {
     pub fn u64(self, slot: usize, v: u64) -> Self {
         self.set(slot, F::U64(v))
     }
-    pub fn f32(self, slot: usize, v: f32) -> Self {
-        self.set(slot, F::F32(v))
-    }
     pub fn obj(self, slot: usize, o: Obj) -> Self {
         self.set(slot, F::Off(o))
     }
@@ -92,9 +88,6 @@ pub fn string(s: &str) -> Obj {
 pub fn tables(v: Vec<T>) -> Obj {
     Obj::Offsets(v.into_iter().map(Obj::Table).collect())
 }
-pub fn strings(v: &[&str]) -> Obj {
-    Obj::Offsets(v.iter().map(|s| string(s)).collect())
-}
 
 /// Pads `buf` with zeros until `(len + extra) % align == 0`.
 fn pad(buf: &mut Vec<u8>, align: usize, extra: usize) {
@@ -106,7 +99,7 @@ fn pad(buf: &mut Vec<u8>, align: usize, extra: usize) {
 fn field_size(f: &F) -> usize {
     match f {
         F::U8(_) => 1,
-        F::I32(_) | F::U32(_) | F::F32(_) | F::Off(_) => 4,
+        F::I32(_) | F::U32(_) | F::Off(_) => 4,
         F::U64(_) => 8,
     }
 }
@@ -212,7 +205,6 @@ fn write_table(buf: &mut Vec<u8>, t: &T, aligned: bool) -> usize {
             F::U8(v) => buf[p] = *v,
             F::I32(v) => buf[p..p + 4].copy_from_slice(&v.to_le_bytes()),
             F::U32(v) => buf[p..p + 4].copy_from_slice(&v.to_le_bytes()),
-            F::F32(v) => buf[p..p + 4].copy_from_slice(&v.to_le_bytes()),
             F::U64(v) => buf[p..p + 8].copy_from_slice(&v.to_le_bytes()),
             F::Off(o) => children.push((p, o)),
         }
