@@ -195,9 +195,11 @@ const ARG_CASES: &[&[&str]] = &[
     &["strings", "", "a", "a string longer than twenty-two bytes"],
 ];
 
+/// The program under test: `TESSERA_BIN` if set (a relative path is taken from the
+/// workspace root, where CI runs), else the build cargo made for this test.
 fn bin() -> PathBuf {
     match std::env::var_os("TESSERA_BIN") {
-        Some(p) => PathBuf::from(p),
+        Some(p) => Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(p),
         None => PathBuf::from(env!("CARGO_BIN_EXE_tessera")),
     }
 }
