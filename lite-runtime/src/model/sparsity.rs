@@ -76,6 +76,7 @@ impl<'a> FromTable<'a> for DimensionMetadata<'a> {
 
 /// A dimension's storage.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub enum DimensionFormat<'a> {
     /// Every index stored implicitly.
     Dense {
@@ -124,6 +125,7 @@ pub(crate) fn index_vector(buf: &[u8], t: Table, type_slot: usize) -> SparseIndi
 
 /// Segment or index values of a sparse dimension, in the width the model stores them.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub enum SparseIndices<'a> {
     /// `Int32Vector` (verified non-negative).
     I32(I32s<'a>),
