@@ -15,5 +15,6 @@
 pub mod cursor_set;
 #[cfg(feature = "std")]
 pub mod dataset;
+pub mod model;
 #[cfg(feature = "std")]
 pub mod pipeline;
