@@ -9,9 +9,10 @@ LiteRT: `ai_edge_litert.interpreter.Interpreter(model_path, experimental_op_reso
 BUILTIN_WITHOUT_DEFAULT_DELEGATES, num_threads=1)`, the reference inputs
 (`tests/fixtures/models/NAME.in{K}.npy`) set once, then `invoke()` timed in a loop: a run is N
 invokes timed with `time.perf_counter_ns` (N chosen so a run lasts about 20 ms), and the table
-gives the median (and the minimum) over runs of ns per invoke, loop included. The loop's own
+gives the median and the minimum over runs of ns per invoke, loop included (the ratio column
+uses the minima: on a shared machine the median moves with other work, the minimum much less). The loop's own
 cost is measured the same way and printed separately (an empty `for` loop, and a loop calling a
-no-op Python method, the cost of one Python call), so it can be subtracted; the column `Invoke`
+no-op Python method, the cost of one Python call), so it can be subtracted; the column `Invoke min`
 times the C++ wrapper's `Invoke` directly, without the Python `invoke()` method's checks.
 
 TFLM: `tflite_micro.runtime.Interpreter.from_bytes(model, arena_size=4 MiB)` for the models it
@@ -152,8 +153,8 @@ def tflm_timing(model, inputs, n_outputs, seconds):
 
     # invoke alone = (set_input + invoke) - set_input, each a median over runs.
     both, both_min = timed(set_and_invoke, seconds)
-    sets = timed(set_inputs, seconds)[0]
-    return (both - sets, both_min - sets), f"TFLM reuses input memory: (set_input + invoke) {both:,.0f} - set_input {sets:,.0f}"
+    sets, sets_min = timed(set_inputs, seconds)
+    return (both - sets, both_min - sets_min), "TFLM reuses input memory: (set_input + invoke) - set_input"
 
 
 def fmt(ns):
@@ -176,26 +177,27 @@ def main(argv):
         f" Python {sys.version.split()[0]}, one thread"
     )
     print(f"loop cost: empty for-loop {loop:.1f} ns/iteration; loop calling a no-op method {noop:.1f} ns/iteration")
-    print("ns per invoke, median (min) over runs of ~20 ms; loop cost included (subtract the above)")
+    print("ns per invoke over runs of ~20 ms, median and min (min is the steadier figure on a busy")
+    print("machine); loop cost included (subtract the above); setup = construct + allocate_tensors")
     print(
-        f"{'model':<16} {'LiteRT invoke()':>15} {'(min)':>11} {'Invoke':>11} {'setup':>11}"
-        f" {'TFLM invoke()':>13} {'TFLM/LiteRT':>11}  note"
+        f"{'model':<16} {'LiteRT med':>11} {'LiteRT min':>11} {'Invoke min':>11} {'setup':>11}"
+        f" {'TFLM med':>11} {'TFLM min':>11} {'TFLM/LiteRT':>11}  note"
     )
     for name in names:
         path = os.path.join(FIXTURES, name + ".tflite")
         inputs = load_inputs(name)
         it = litert_interpreter(path, inputs)
         med, mn = timed(it.invoke, args.seconds)
-        raw = timed(it._interpreter.Invoke, args.seconds)[0]
+        raw = timed(it._interpreter.Invoke, args.seconds)[1]
         setup = litert_setup_ns(path, inputs)
         with open(path, "rb") as f:
             model = f.read()
         tflm, why = tflm_timing(model, inputs, len(it.get_output_details()), args.seconds)
-        ratio = f"{tflm[0] / med:>11.2f}" if tflm else f"{'-':>11}"
+        ratio = f"{tflm[1] / mn:>11.2f}" if tflm else f"{'-':>11}"
         note = (f"TFLM refuses: {why}" if tflm is None else why) if why else ""
         print(
-            f"{name:<16} {med:>15,.0f} {mn:>11,.0f} {fmt(raw)} {fmt(setup)}"
-            f" {fmt(tflm[0] if tflm else None):>13} {ratio}  {note}"
+            f"{name:<16} {med:>11,.0f} {mn:>11,.0f} {fmt(raw)} {fmt(setup)}"
+            f" {fmt(tflm[0] if tflm else None)} {fmt(tflm[1] if tflm else None)} {ratio}  {note}"
         )
 
 
