@@ -39,7 +39,12 @@ impl Gpu {
             let count = match CudaContext::device_count() {
                 Ok(n) => usize::try_from(n).unwrap_or(0),
                 Err(DriverError(sys::CUresult::CUDA_ERROR_NO_DEVICE)) => 0,
-                Err(error) => return Err(GpuError::Driver { op: "cuInit", error }),
+                Err(error) => {
+                    return Err(GpuError::Driver {
+                        op: "cuInit",
+                        error,
+                    });
+                }
             };
             if ordinal >= count {
                 return Err(GpuError::NoDevice { ordinal, count });

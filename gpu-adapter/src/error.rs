@@ -5,6 +5,8 @@ use std::fmt;
 
 use cudarc::driver::DriverError;
 use tessera_core::arena::ArenaError;
+
+use crate::staging::RingError;
 use tessera_core::data::{BatchError, DataError, PoolError};
 
 /// Why a GPU operation failed. Each function documents which variants it returns.
@@ -70,6 +72,8 @@ pub enum GpuError {
     Batch(BatchError),
     /// The batch source failed to decode.
     Data(DataError),
+    /// The staging ring refused an operation (a bug in the uploader's sequence).
+    Ring(RingError),
     /// Pooling failed: a key out of range (found by the kernel), or a table of the wrong shape.
     Pool(PoolError),
 }
@@ -103,6 +107,7 @@ impl fmt::Display for GpuError {
             Self::Arena(e) => write!(f, "device arena: {e}"),
             Self::Batch(e) => write!(f, "staging batch: {e}"),
             Self::Data(e) => write!(f, "batch source: {e}"),
+            Self::Ring(e) => write!(f, "staging ring: {e}"),
             Self::Pool(e) => write!(f, "embedding bag: {e}"),
         }
     }

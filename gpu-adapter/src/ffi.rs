@@ -2,6 +2,10 @@
 //! free of each memory kind, copies, memsets and kernel launches. The rest of the crate is
 //! safe code over these.
 //!
+//! Every call runs inside [`guarded`]: cudarc looks driver symbols up on first use and panics
+//! if one is missing (a driver older than the bindings), which becomes
+//! [`GpuError::NoDriver`] here instead of unwinding through the caller.
+//!
 //! Functions that only allocate, free or probe are safe: their preconditions are met here.
 //! Functions that move bytes to or from an address are `unsafe fn`: the caller promises the
 //! address ranges are inside allocations it owns (a device pointer may alias host memory
@@ -47,23 +51,30 @@ pub(crate) fn nvrtc_library_present() -> bool {
 /// `bytes` of device memory (`cuMemAlloc`, 256-byte aligned) in the current context;
 /// `bytes > 0`.
 pub(crate) fn device_alloc(bytes: usize) -> Result<sys::CUdeviceptr, GpuError> {
-    // SAFETY: allocation has no precondition; the pointer is only ever used as an address.
-    driver("cuMemAlloc", unsafe { result::malloc_sync(bytes) })
+    guarded(|| {
+        // SAFETY: allocation has no precondition; the pointer is only ever used as an address.
+        let status = unsafe { result::malloc_sync(bytes) };
+        driver("cuMemAlloc", status)
+    })
 }
 
 /// Frees what [`device_alloc`] or [`managed_alloc`] returned.
 pub(crate) fn device_free(ptr: sys::CUdeviceptr) -> Result<(), GpuError> {
-    // SAFETY: `ptr` came from `cuMemAlloc` / `cuMemAllocManaged` and its owner frees it once,
-    // in `Drop`, after the stream using it was synchronised.
-    driver("cuMemFree", unsafe { result::free_sync(ptr) })
+    guarded(|| {
+        // SAFETY: `ptr` came from `cuMemAlloc` / `cuMemAllocManaged` and its owner frees it once,
+        // in `Drop`, after the stream using it was synchronised.
+        let status = unsafe { result::free_sync(ptr) };
+        driver("cuMemFree", status)
+    })
 }
 
 /// `bytes` of page-locked host memory (`cuMemHostAlloc`, page aligned), zeroed so that it
 /// may be seen as `&[u8]`; `bytes > 0`.
 pub(crate) fn pinned_alloc(bytes: usize) -> Result<NonNull<u8>, GpuError> {
-    // SAFETY: allocation has no precondition; the bytes are zeroed below before use.
-    let ptr = driver("cuMemHostAlloc", unsafe {
-        result::malloc_host(bytes, sys::CU_MEMHOSTALLOC_PORTABLE)
+    let ptr = guarded(|| {
+        // SAFETY: allocation has no precondition; the bytes are zeroed below before use.
+        let status = unsafe { result::malloc_host(bytes, sys::CU_MEMHOSTALLOC_PORTABLE) };
+        driver("cuMemHostAlloc", status)
     })?;
     let ptr = NonNull::new(ptr.cast::<u8>()).ok_or(GpuError::Driver {
         op: "cuMemHostAlloc",
@@ -76,23 +87,27 @@ pub(crate) fn pinned_alloc(bytes: usize) -> Result<NonNull<u8>, GpuError> {
 
 /// Frees what [`pinned_alloc`] returned.
 pub(crate) fn pinned_free(ptr: NonNull<u8>) -> Result<(), GpuError> {
-    // SAFETY: `ptr` came from `cuMemHostAlloc`; its owner frees it once, in `Drop`, after the
-    // copies reading it were synchronised.
-    driver("cuMemFreeHost", unsafe {
-        result::free_host(ptr.as_ptr().cast::<c_void>())
+    guarded(|| {
+        // SAFETY: `ptr` came from `cuMemHostAlloc`; its owner frees it once, in `Drop`, after the
+        // copies reading it were synchronised.
+        let status = unsafe { result::free_host(ptr.as_ptr().cast::<c_void>()) };
+        driver("cuMemFreeHost", status)
     })
 }
 
 /// `bytes` of managed memory (`cuMemAllocManaged`, attached globally), zeroed;
 /// `bytes > 0`.
 pub(crate) fn managed_alloc(bytes: usize) -> Result<sys::CUdeviceptr, GpuError> {
-    // SAFETY: allocation has no precondition; the bytes are zeroed below before use.
-    let ptr = driver("cuMemAllocManaged", unsafe {
-        result::malloc_managed(bytes, sys::CUmemAttach_flags::CU_MEM_ATTACH_GLOBAL)
+    let ptr = guarded(|| {
+        // SAFETY: allocation has no precondition; the bytes are zeroed below before use.
+        let status =
+            unsafe { result::malloc_managed(bytes, sys::CUmemAttach_flags::CU_MEM_ATTACH_GLOBAL) };
+        driver("cuMemAllocManaged", status)
     })?;
-    // SAFETY: `ptr` is the start of `bytes` bytes just allocated; the set is synchronous.
-    let zeroed = driver("cuMemsetD8", unsafe {
-        result::memset_d8_sync(ptr, 0, bytes)
+    let zeroed = guarded(|| {
+        // SAFETY: `ptr` is the start of `bytes` bytes just allocated; the set is synchronous.
+        let status = unsafe { result::memset_d8_sync(ptr, 0, bytes) };
+        driver("cuMemsetD8", status)
     });
     if let Err(e) = zeroed {
         let _ = device_free(ptr);
@@ -130,9 +145,10 @@ pub(crate) unsafe fn copy_to_device_async(
     src: &[u8],
     stream: sys::CUstream,
 ) -> Result<(), GpuError> {
-    // SAFETY: the caller's precondition.
-    driver("cuMemcpyHtoDAsync", unsafe {
-        result::memcpy_htod_async(dst, src, stream)
+    guarded(|| {
+        // SAFETY: the caller's precondition.
+        let status = unsafe { result::memcpy_htod_async(dst, src, stream) };
+        driver("cuMemcpyHtoDAsync", status)
     })
 }
 
@@ -141,8 +157,11 @@ pub(crate) unsafe fn copy_to_device_async(
 /// # Safety
 /// `dst..dst + src.len()` is inside a device allocation the caller owns.
 pub(crate) unsafe fn copy_to_device(dst: sys::CUdeviceptr, src: &[u8]) -> Result<(), GpuError> {
-    // SAFETY: the caller's precondition.
-    driver("cuMemcpyHtoD", unsafe { result::memcpy_htod_sync(dst, src) })
+    guarded(|| {
+        // SAFETY: the caller's precondition.
+        let status = unsafe { result::memcpy_htod_sync(dst, src) };
+        driver("cuMemcpyHtoD", status)
+    })
 }
 
 /// Copies from device address `src` into `dst`, waiting for the copy.
@@ -150,8 +169,11 @@ pub(crate) unsafe fn copy_to_device(dst: sys::CUdeviceptr, src: &[u8]) -> Result
 /// # Safety
 /// `src..src + dst.len()` is inside a device allocation the caller owns.
 pub(crate) unsafe fn copy_to_host(dst: &mut [u8], src: sys::CUdeviceptr) -> Result<(), GpuError> {
-    // SAFETY: the caller's precondition.
-    driver("cuMemcpyDtoH", unsafe { result::memcpy_dtoh_sync(dst, src) })
+    guarded(|| {
+        // SAFETY: the caller's precondition.
+        let status = unsafe { result::memcpy_dtoh_sync(dst, src) };
+        driver("cuMemcpyDtoH", status)
+    })
 }
 
 /// Enqueues a copy from device address `src` into `dst` on `stream`.
@@ -165,9 +187,10 @@ pub(crate) unsafe fn copy_to_host_async(
     src: sys::CUdeviceptr,
     stream: sys::CUstream,
 ) -> Result<(), GpuError> {
-    // SAFETY: the caller's precondition.
-    driver("cuMemcpyDtoHAsync", unsafe {
-        result::memcpy_dtoh_async(dst, src, stream)
+    guarded(|| {
+        // SAFETY: the caller's precondition.
+        let status = unsafe { result::memcpy_dtoh_async(dst, src, stream) };
+        driver("cuMemcpyDtoHAsync", status)
     })
 }
 
@@ -181,9 +204,10 @@ pub(crate) unsafe fn fill_async(
     bytes: usize,
     stream: sys::CUstream,
 ) -> Result<(), GpuError> {
-    // SAFETY: the caller's precondition.
-    driver("cuMemsetD8Async", unsafe {
-        result::memset_d8_async(dst, value, bytes, stream)
+    guarded(|| {
+        // SAFETY: the caller's precondition.
+        let status = unsafe { result::memset_d8_async(dst, value, bytes, stream) };
+        driver("cuMemsetD8Async", status)
     })
 }
 
@@ -200,8 +224,9 @@ pub(crate) unsafe fn launch(
     stream: sys::CUstream,
     params: &mut [*mut c_void],
 ) -> Result<(), GpuError> {
-    // SAFETY: the caller's precondition.
-    driver("cuLaunchKernel", unsafe {
-        result::launch_kernel(f, grid, block, 0, stream, params)
+    guarded(|| {
+        // SAFETY: the caller's precondition.
+        let status = unsafe { result::launch_kernel(f, grid, block, 0, stream, params) };
+        driver("cuLaunchKernel", status)
     })
 }

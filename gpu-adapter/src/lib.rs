@@ -1,9 +1,49 @@
-//! placeholder
-#![allow(missing_docs)]
+//! The CUDA side of tessera's HugeCTR data path: device, pinned and managed memory behind
+//! `tessera-core`'s memory traits, a device arena, CSR batch uploads through a ring of pinned
+//! staging buffers, and embedding-bag kernels checked bit for bit against the CPU reference.
+//!
+//! The CUDA driver and NVRTC are opened at run time (cudarc's `dynamic-loading`): the crate
+//! builds with no CUDA installed, and where there is no driver or no device [`Gpu::new`]
+//! returns [`GpuError::NoDriver`] / [`GpuError::NoDevice`] instead of panicking.
+//!
+//! - Memory: [`DeviceMemory`] (`MemoryKind::Device`, addresses only), [`PinnedMemory`]
+//!   (page-locked, `HostMemory`), [`ManagedMemory`] (unified, `HostMemory` after a stream
+//!   synchronisation). Each frees its allocation on drop.
+//! - [`DeviceArena`]: `tessera-core`'s reserve-then-allocate arena (32-byte alignment, the
+//!   lifetime planner) over one [`DeviceMemory`] allocation; handles give device addresses.
+//! - [`BatchUploader`]: decode into a pinned slot, copy asynchronously, an event per slot
+//!   ([`staging::StagingRing`] is the pure bookkeeping); no allocation after construction.
+//! - [`EmbeddingBag`]: sum / mean, `u32` / `i64` keys, any width, out-of-range keys an error
+//!   or modulo the table — exactly `tessera_core::data::embedding_bag`'s semantics and
+//!   operation order, so results are bit-equal.
+//!
+//! ```
+//! use tessera_gpu::{Gpu, GpuError};
+//!
+//! match Gpu::first() {
+//!     Ok(gpu) => println!("running on {}", gpu.name().unwrap_or_default()),
+//!     Err(e @ (GpuError::NoDriver { .. } | GpuError::NoDevice { .. })) => {
+//!         println!("skipped: no CUDA driver/device ({e})")
+//!     }
+//!     Err(e) => panic!("{e}"),
+//! }
+//! ```
+//!
+//! All `unsafe` is in `ffi` (raw driver calls), the memory types (host slices of pinned and
+//! managed memory), and the enqueueing of copies and kernels in `upload` and `kernel`.
+
+mod arena;
 mod context;
 mod error;
 mod ffi;
+pub mod kernel;
 pub mod memory;
 pub mod staging;
+mod upload;
+
+pub use arena::{DeviceArena, allocate_on_device};
 pub use context::Gpu;
 pub use error::GpuError;
+pub use kernel::{DeviceTable, EmbeddingBag, LaunchPlan, PooledOutput};
+pub use memory::{DeviceMemory, ManagedMemory, PinnedMemory};
+pub use upload::{BatchUploader, DeviceBatch, HostBatch};

@@ -33,7 +33,11 @@ impl ManagedMemory {
     /// Errors: [`Driver`](GpuError::Driver).
     pub fn new(gpu: &Gpu, len: usize) -> Result<Self, GpuError> {
         gpu.bind()?;
-        let ptr = if len == 0 { 0 } else { ffi::managed_alloc(len)? };
+        let ptr = if len == 0 {
+            0
+        } else {
+            ffi::managed_alloc(len)?
+        };
         Ok(Self {
             gpu: gpu.clone(),
             ptr,

@@ -111,7 +111,11 @@ impl<K: Key + Element> BatchLayout<K> {
     ///
     /// Errors: [`Capacity`](GpuError::Capacity) for more keys than the shape holds,
     /// [`Arena`](GpuError::Arena) if not planned.
-    pub fn used_bytes<M: Memory>(&self, arena: &BatchArena<M>, nnz: usize) -> Result<usize, GpuError> {
+    pub fn used_bytes<M: Memory>(
+        &self,
+        arena: &BatchArena<M>,
+        nnz: usize,
+    ) -> Result<usize, GpuError> {
         if nnz > self.shape.max_keys {
             return Err(GpuError::Capacity {
                 what: "batch keys",
@@ -151,7 +155,9 @@ impl<K: Key + Element> BatchLayout<K> {
             &self.row_offsets.erase(),
             &self.values.erase(),
         ])?;
-        let ld = ld.stretch_mut::<f32>().map_err(tessera_core::arena::ArenaError::from)?;
+        let ld = ld
+            .stretch_mut::<f32>()
+            .map_err(tessera_core::arena::ArenaError::from)?;
         let offsets = offsets
             .stretch_mut::<K>()
             .map_err(tessera_core::arena::ArenaError::from)?;
@@ -249,7 +255,11 @@ mod tests {
         let (arena, layout) = BatchLayout::<u32>::plan::<HeapBlock>(s).unwrap();
         assert!(matches!(
             layout.used_bytes(&arena, 11),
-            Err(GpuError::Capacity { needed: 11, available: 10, .. })
+            Err(GpuError::Capacity {
+                needed: 11,
+                available: 10,
+                ..
+            })
         ));
         let huge = shape(1, 0, usize::MAX / 2, 4, 10);
         assert!(matches!(

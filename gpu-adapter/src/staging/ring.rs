@@ -58,7 +58,10 @@ impl fmt::Display for RingError {
         match self {
             Self::Empty => f.write_str("a staging ring needs at least one slot"),
             Self::Busy { slot, ticket } => {
-                write!(f, "staging slot {slot} is still in flight (upload {ticket})")
+                write!(
+                    f,
+                    "staging slot {slot} is still in flight (upload {ticket})"
+                )
             }
             Self::AlreadyFilling { slot } => write!(f, "staging slot {slot} is being filled"),
             Self::WrongState { slot, state } => {

@@ -1,0 +1,131 @@
+// Embedding-bag pooling over a device CSR batch: tessera-core's `embedding_bag`, on the GPU.
+//
+// One thread per (CSR row, embedding column). Each thread adds its row's table entries in
+// key order, starting from +0.0f, with one correctly rounded f32 add per key (`__fadd_rn`,
+// which the compiler may not contract into an FMA), then for Mean with n > 1 multiplies by
+// `1.0f / (float)n` (`__fdiv_rn`, `__ull2float_rn`, `__fmul_rn`). That is exactly the
+// operation sequence tessera-core's CPU reference documents, so results are bit-equal.
+//
+// Keys out of range: with `modulo` (and a non-empty table) they are reduced as the CPU does
+// (`k % vocab`, Euclidean for negative i64 keys); otherwise the thread zeroes its output and
+// the smallest flat key index at fault is kept in `error[0]` (atomicMin), so the host reports
+// the same key the CPU's left-to-right pass stops at. `describe_*` then fills
+// error[1..4] = (row, position, key) on the device, in stream order, before any later upload
+// can overwrite the batch.
+//
+// Compiled at run time with NVRTC (no host headers needed).
+
+typedef unsigned long long u64;
+typedef long long i64;
+
+__device__ __forceinline__ bool resolve_key(unsigned int key, u64 vocab, int modulo, u64* index) {
+    u64 k = (u64)key;
+    if (modulo && vocab > 0) {
+        *index = k % vocab;
+        return true;
+    }
+    *index = k;
+    return k < vocab;
+}
+
+__device__ __forceinline__ bool resolve_key(i64 key, u64 vocab, int modulo, u64* index) {
+    if (modulo && vocab > 0) {
+        if (key >= 0) {
+            *index = (u64)key % vocab;
+        } else {
+            // rem_euclid: vocab fits i64 (a table is shorter than isize::MAX floats).
+            i64 m = (i64)vocab;
+            i64 r = key % m;
+            if (r < 0) {
+                r += m;
+            }
+            *index = (u64)r;
+        }
+        return true;
+    }
+    *index = (u64)key;
+    return key >= 0 && (u64)key < vocab;
+}
+
+template <typename K>
+__device__ __forceinline__ void bag(const K* __restrict__ offsets, const K* __restrict__ keys,
+                                    u64 rows, u64 nnz, const float* __restrict__ table,
+                                    u64 vocab, u64 dim, float* __restrict__ out, int mean,
+                                    int modulo, u64* __restrict__ error) {
+    u64 row = (u64)blockIdx.x * blockDim.y + threadIdx.y;
+    u64 col = (u64)blockIdx.y * blockDim.x + threadIdx.x;
+    if (row >= rows || col >= dim) {
+        return;
+    }
+    // The host validated the CSR; the clamps only keep a bad batch inside its buffers.
+    u64 begin = (u64)offsets[row];
+    u64 end = (u64)offsets[row + 1];
+    if (end > nnz) {
+        end = nnz;
+    }
+    if (begin > end) {
+        begin = end;
+    }
+    float acc = 0.0f;
+    for (u64 i = begin; i < end; ++i) {
+        u64 index;
+        if (!resolve_key(keys[i], vocab, modulo, &index)) {
+            if (col == 0) {
+                atomicMin(error, i);
+            }
+            out[row * dim + col] = 0.0f;
+            return;
+        }
+        acc = __fadd_rn(acc, __ldg(&table[index * dim + col]));
+    }
+    u64 n = end - begin;
+    if (mean && n > 1) {
+        acc = __fmul_rn(acc, __fdiv_rn(1.0f, __ull2float_rn(n)));
+    }
+    out[row * dim + col] = acc;
+}
+
+template <typename K>
+__device__ __forceinline__ void describe(const K* offsets, const K* keys, u64 rows,
+                                         u64* error) {
+    u64 i = error[0];
+    if (i == ~0ull || rows == 0) {
+        return;
+    }
+    // The last row whose first key is at or before i (empty rows before it share its offset).
+    u64 lo = 0, hi = rows;
+    while (hi - lo > 1) {
+        u64 mid = lo + (hi - lo) / 2;
+        if ((u64)offsets[mid] <= i) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    error[1] = lo;
+    error[2] = i - (u64)offsets[lo];
+    error[3] = (u64)(i64)keys[i];
+}
+
+extern "C" __global__ void embedding_bag_u32(const unsigned int* offsets,
+                                             const unsigned int* keys, u64 rows, u64 nnz,
+                                             const float* table, u64 vocab, u64 dim,
+                                             float* out, int mean, int modulo, u64* error) {
+    bag<unsigned int>(offsets, keys, rows, nnz, table, vocab, dim, out, mean, modulo, error);
+}
+
+extern "C" __global__ void embedding_bag_i64(const i64* offsets, const i64* keys, u64 rows,
+                                             u64 nnz, const float* table, u64 vocab, u64 dim,
+                                             float* out, int mean, int modulo, u64* error) {
+    bag<i64>(offsets, keys, rows, nnz, table, vocab, dim, out, mean, modulo, error);
+}
+
+extern "C" __global__ void describe_error_u32(const unsigned int* offsets,
+                                              const unsigned int* keys, u64 rows, u64* error) {
+    describe<unsigned int>(offsets, keys, rows, error);
+}
+
+extern "C" __global__ void describe_error_i64(const i64* offsets, const i64* keys, u64 rows,
+                                              u64* error) {
+    describe<i64>(offsets, keys, rows, error);
+}

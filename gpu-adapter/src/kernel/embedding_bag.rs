@@ -1,0 +1,205 @@
+//! The embedding-bag kernels: `kernels/embedding_bag.cu`, compiled at run time by NVRTC
+//! (opened dynamically), launched on the [`Gpu`]'s stream over a [`DeviceBatch`].
+
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use cudarc::driver::{CudaFunction, CudaModule};
+use cudarc::nvrtc::{CompileError, CompileOptions, compile_ptx_with_opts};
+use tessera_core::data::{Key, OutOfRange, PoolConfig, PoolError, Pooling};
+use tessera_core::memory::{HostMemory, Memory};
+use tessera_core::tensor::Element;
+
+use super::launch::LaunchPlan;
+use super::output::{ERROR_WORDS, PooledOutput};
+use super::table::DeviceTable;
+use crate::context::Gpu;
+use crate::error::{GpuError, driver};
+use crate::ffi;
+use crate::upload::DeviceBatch;
+
+/// The CUDA C source of the kernels (compiled by [`EmbeddingBag::new`]).
+pub const SOURCE: &str = include_str!("../../kernels/embedding_bag.cu");
+/// The source's file name, for errors.
+const SOURCE_NAME: &str = "embedding_bag.cu";
+/// The kernels' names in [`SOURCE`]: pooling and error description, per key type.
+pub const KERNELS: [&str; 4] = [
+    "embedding_bag_u32",
+    "embedding_bag_i64",
+    "describe_error_u32",
+    "describe_error_i64",
+];
+
+/// NVRTC options: no FMA contraction, IEEE division and no flush-to-zero, so the kernel's
+/// f32 operations are those of the CPU reference.
+fn options() -> CompileOptions {
+    CompileOptions {
+        ftz: Some(false),
+        prec_div: Some(true),
+        prec_sqrt: Some(true),
+        fmad: Some(false),
+        name: Some(SOURCE_NAME.to_owned()),
+        ..CompileOptions::default()
+    }
+}
+
+/// The compiled kernels, loaded into a context.
+#[derive(Debug)]
+pub struct EmbeddingBag {
+    gpu: Gpu,
+    _module: Arc<CudaModule>,
+    pool: [CudaFunction; 2],
+    describe: [CudaFunction; 2],
+}
+
+impl EmbeddingBag {
+    /// Compiles [`SOURCE`] with NVRTC and loads it on `gpu`.
+    ///
+    /// Errors: [`NoNvrtc`](GpuError::NoNvrtc) (no library, or one lacking a symbol),
+    /// [`Compile`](GpuError::Compile), [`Driver`](GpuError::Driver).
+    pub fn new(gpu: &Gpu) -> Result<Self, GpuError> {
+        if !ffi::nvrtc_library_present() {
+            return Err(GpuError::NoNvrtc {
+                reason: "the NVRTC library (libnvrtc.so) could not be opened".to_owned(),
+            });
+        }
+        let ptx = ffi::guarded(|| {
+            compile_ptx_with_opts(SOURCE, options()).map_err(|e| GpuError::Compile {
+                source: SOURCE_NAME,
+                log: match e {
+                    CompileError::CompileError { log, .. } => log.to_string_lossy().into_owned(),
+                    other => format!("{other:?}"),
+                },
+            })
+        })
+        .map_err(|e| match e {
+            GpuError::NoDriver { reason } => GpuError::NoNvrtc { reason },
+            other => other,
+        })?;
+        gpu.bind()?;
+        let module = driver("cuModuleLoadData", gpu.context().load_module(ptx))?;
+        let load = |name| driver("cuModuleGetFunction", module.load_function(name));
+        Ok(Self {
+            gpu: gpu.clone(),
+            pool: [load(KERNELS[0])?, load(KERNELS[1])?],
+            describe: [load(KERNELS[2])?, load(KERNELS[3])?],
+            _module: module,
+        })
+    }
+
+    /// Enqueues pooling every row of `batch` over `table` into `out` (sum or mean, out-of-range
+    /// keys an error or reduced modulo the table, as `config` says); returns at once.
+    /// [`PooledOutput::wait`] then gives the result: bit-equal to `tessera-core`'s
+    /// `embedding_bag` on the same batch, or the same [`PoolError::KeyOutOfRange`].
+    ///
+    /// `batch` must come from an uploader on the same [`Gpu`] (same stream), so the kernel
+    /// runs after its copy. Allocates nothing.
+    ///
+    /// Errors: [`Pool`](GpuError::Pool) with [`PoolError::OutputShape`] if `out`'s width is
+    /// not the table's, [`Capacity`](GpuError::Capacity) if `out` holds fewer rows,
+    /// [`Launch`](GpuError::Launch), [`Driver`](GpuError::Driver).
+    pub fn launch<K: Key + Element>(
+        &self,
+        batch: &DeviceBatch<'_, K>,
+        table: &DeviceTable,
+        out: &mut PooledOutput,
+        config: PoolConfig,
+    ) -> Result<(), GpuError> {
+        if out.dim() != table.dim() {
+            return Err(GpuError::Pool(PoolError::OutputShape {
+                expected: [batch.rows, table.dim()],
+                found: [out.max_rows(), out.dim()],
+            }));
+        }
+        if batch.rows > out.max_rows() {
+            return Err(GpuError::Capacity {
+                what: "pooled output (rows)",
+                needed: batch.rows,
+                available: out.max_rows(),
+            });
+        }
+        let plan = LaunchPlan::embedding_bag(batch.rows, table.dim())?;
+        let wide = K::WIDTH == 8;
+        let which = usize::from(wide);
+        let stream = self.gpu.cu_stream();
+        let error_at = out.arena.address(&out.error)? as u64;
+        let out_at = out.device_ptr()?;
+        self.gpu.bind()?;
+        // SAFETY: `error_at` is the output arena's error record, `ERROR_WORDS` u64s.
+        unsafe { ffi::fill_async(error_at, 0xFF, 8, stream) }?;
+        let (mut offsets, mut keys) = (batch.row_offsets, batch.values);
+        let (mut rows, mut nnz) = (batch.rows as u64, batch.nnz as u64);
+        if let Some(plan) = plan {
+            let (mut table_at, mut vocab, mut dim) =
+                (table.device_ptr(), table.vocab() as u64, table.dim() as u64);
+            let mut out_at = out_at;
+            let mut mean = i32::from(config.pooling == Pooling::Mean);
+            let mut modulo = i32::from(config.out_of_range == OutOfRange::Modulo);
+            let mut error = error_at;
+            let mut params: [*mut c_void; 11] = [
+                (&raw mut offsets).cast(),
+                (&raw mut keys).cast(),
+                (&raw mut rows).cast(),
+                (&raw mut nnz).cast(),
+                (&raw mut table_at).cast(),
+                (&raw mut vocab).cast(),
+                (&raw mut dim).cast(),
+                (&raw mut out_at).cast(),
+                (&raw mut mean).cast(),
+                (&raw mut modulo).cast(),
+                (&raw mut error).cast(),
+            ];
+            // SAFETY: the parameters match the kernel's signature in order and type
+            // (pointers as u64 device addresses, sizes as u64, flags as int); the batch holds
+            // `rows + 1` offsets and `nnz` keys of `K` (the uploader sized and filled them,
+            // and the borrow keeps them from being overwritten), the table `vocab x dim`
+            // floats (the kernel reads only rows below `vocab`), the output `max_rows >= rows`
+            // rows of `dim`, the error record 4 words; all stay alive until `out.wait` or a
+            // drop synchronises the stream.
+            unsafe {
+                ffi::launch(
+                    self.pool[which].cu_function(),
+                    plan.grid,
+                    plan.block,
+                    stream,
+                    &mut params,
+                )
+            }?;
+        }
+        let mut error = error_at;
+        let mut params: [*mut c_void; 4] = [
+            (&raw mut offsets).cast(),
+            (&raw mut keys).cast(),
+            (&raw mut rows).cast(),
+            (&raw mut error).cast(),
+        ];
+        // SAFETY: parameters as the describe kernel's signature; it reads one offset per
+        // binary-search step below `rows`, and the key at the flat index the pooling kernel
+        // stored (below `nnz`), and writes words 1..4 of the error record.
+        unsafe {
+            ffi::launch(
+                self.describe[which].cu_function(),
+                (1, 1, 1),
+                (1, 1, 1),
+                stream,
+                &mut params,
+            )
+        }?;
+        let available = out.error_host.len();
+        let record = out
+            .error_host
+            .bytes_mut()
+            .get_mut(..ERROR_WORDS * 8)
+            .ok_or(GpuError::Capacity {
+                what: "error record (bytes)",
+                needed: ERROR_WORDS * 8,
+                available,
+            })?;
+        // SAFETY: the record is `ERROR_WORDS` u64s of the output's device arena; the pinned
+        // destination is owned by `out`, read by the host only in `wait`, after `done`.
+        unsafe { ffi::copy_to_host_async(record, error_at, stream) }?;
+        driver("cuEventRecord", out.done.record(self.gpu.stream()))?;
+        out.set_pending(batch.rows, table.vocab(), wide);
+        Ok(())
+    }
+}

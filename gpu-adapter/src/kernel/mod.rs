@@ -1,0 +1,12 @@
+//! Embedding-bag pooling on the GPU: launch geometry (pure, host-tested), the device table,
+//! the reusable output, and the NVRTC-compiled kernels.
+
+mod embedding_bag;
+mod launch;
+mod output;
+mod table;
+
+pub use embedding_bag::{EmbeddingBag, KERNELS, SOURCE};
+pub use launch::{LaunchPlan, MAX_BLOCK_COLUMNS, MAX_GRID_X, MAX_GRID_Y, THREADS_PER_BLOCK};
+pub use output::PooledOutput;
+pub use table::DeviceTable;

@@ -1,0 +1,53 @@
+//! What CI checks on machines with no GPU: context creation is a typed error, never a panic,
+//! and the kernel source the crate compiles at run time is there, with the operations that
+//! make it bit-equal to the CPU reference.
+
+use tessera_gpu::kernel::{KERNELS, SOURCE};
+use tessera_gpu::{Gpu, GpuError};
+
+#[test]
+fn context_creation_is_a_typed_error_without_a_driver() {
+    match Gpu::first() {
+        Ok(gpu) => println!("a CUDA device is present: {:?}", gpu.name()),
+        Err(e @ GpuError::NoDriver { .. }) => {
+            assert!(e.to_string().starts_with("no CUDA driver"), "{e}");
+        }
+        Err(e @ GpuError::NoDevice { .. }) => assert!(e.to_string().contains("no CUDA device")),
+        Err(e) => panic!("unexpected error: {e}"),
+    }
+}
+
+#[test]
+fn a_missing_device_ordinal_is_a_typed_error() {
+    match Gpu::new(10_000) {
+        Err(GpuError::NoDriver { .. }) => {}
+        Err(GpuError::NoDevice { ordinal, count }) => {
+            assert_eq!(ordinal, 10_000);
+            assert!(count < 10_000);
+        }
+        other => panic!("unexpected: {other:?}"),
+    }
+}
+
+#[test]
+fn kernel_source_defines_every_kernel_in_the_reference_order() {
+    for name in KERNELS {
+        assert!(
+            SOURCE.contains(&format!("__global__ void {name}(")),
+            "kernel {name} missing"
+        );
+    }
+    // The operations that fix the rounding: one round-to-nearest add per key, the
+    // reciprocal of n then one multiply, no fast math.
+    for op in [
+        "__fadd_rn(acc",
+        "__fdiv_rn(1.0f, __ull2float_rn(n))",
+        "__fmul_rn(acc",
+    ] {
+        assert!(SOURCE.contains(op), "{op} missing");
+    }
+    assert!(
+        !SOURCE.contains("#include"),
+        "NVRTC compiles it with no headers"
+    );
+}
