@@ -15,6 +15,9 @@
 pub mod cursor_set;
 #[cfg(feature = "std")]
 pub mod dataset;
+pub mod interpreter;
 pub mod model;
+#[cfg(feature = "std")]
+pub mod npy;
 #[cfg(feature = "std")]
 pub mod pipeline;

@@ -28,11 +28,14 @@ mod greedy;
 
 use core::fmt;
 
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
+
 pub use greedy::{live_peak, plan_greedy, plan_sequential};
 
 /// The steps during which a buffer is alive: from `first` to `last`, both included.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, FromBytes, IntoBytes, KnownLayout, Immutable)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(C)]
 pub struct Lifetime {
     /// First step that uses the buffer.
     pub first: u32,
@@ -62,7 +65,12 @@ impl Lifetime {
 const NONE: u32 = u32::MAX;
 
 /// One buffer to place: size, alignment and lifetime in; offset out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+///
+/// Plain bytes (zerocopy's `FromBytes` / `IntoBytes`), so a table of them can be laid over
+/// part of a caller's byte region, as the model interpreter does while it plans: the planner
+/// checks every field it reads, so any bytes are a valid (if unplannable) buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable)]
+#[repr(C)]
 pub struct PlanBuffer {
     size: usize,
     align: usize,

@@ -1,0 +1,260 @@
+//! Why an interpreter could not be set up or could not run: an [`InterpreterError`] says what
+//! ([`ErrorKind`], or a kernel's [`KernelError`]) and where (operator, op name, tensor).
+
+use core::fmt;
+
+use tessera_core::plan::PlanError;
+
+/// What a kernel found wrong, in its `prepare` (shapes, types, options) or its `eval` (the
+/// data). The interpreter adds the operator's index and name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KernelError {
+    /// A type, option or shape combination this kernel does not implement.
+    Unsupported {
+        /// What is not supported (`"input type INT16"`).
+        what: &'static str,
+    },
+    /// The operator has too few inputs or outputs, or an input it needs is `-1`.
+    Arity {
+        /// What is missing (`"input 1"`).
+        what: &'static str,
+    },
+    /// Shapes or types that do not fit together (`"input 1 does not broadcast"`).
+    Mismatch {
+        /// What does not fit.
+        what: &'static str,
+    },
+    /// An index in the data is out of range (GATHER, EMBEDDING_LOOKUP...): never read.
+    IndexOutOfRange {
+        /// The operator input holding the indices.
+        input: usize,
+        /// Position of the bad index in that tensor (flat, row-major).
+        position: usize,
+        /// The index.
+        index: i64,
+        /// The exclusive upper bound it had to be below.
+        limit: usize,
+    },
+    /// A string output needs more than its byte budget in the arena.
+    StringBudget {
+        /// The operator output.
+        output: usize,
+        /// Bytes the strings need.
+        needed: usize,
+        /// The budget ([`Options::string_bytes`](super::Options::string_bytes)).
+        budget: usize,
+    },
+    /// A kernel asked for more parameter bytes than an operator record holds.
+    ParamsTooLarge {
+        /// Bytes asked for.
+        bytes: usize,
+    },
+}
+
+impl fmt::Display for KernelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::Unsupported { what } => write!(f, "unsupported: {what}"),
+            Self::Arity { what } => write!(f, "missing {what}"),
+            Self::Mismatch { what } => f.write_str(what),
+            Self::IndexOutOfRange {
+                input,
+                position,
+                index,
+                limit,
+            } => write!(
+                f,
+                "index {index} at position {position} of input {input} is outside 0..{limit}"
+            ),
+            Self::StringBudget {
+                output,
+                needed,
+                budget,
+            } => write!(
+                f,
+                "output {output} needs {needed} bytes of strings, over its budget of {budget} \
+                 (raise Options::string_bytes)"
+            ),
+            Self::ParamsTooLarge { bytes } => {
+                write!(
+                    f,
+                    "kernel parameters of {bytes} bytes do not fit an operator record"
+                )
+            }
+        }
+    }
+}
+
+impl core::error::Error for KernelError {}
+
+/// What went wrong, without the place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The model has no subgraph 0.
+    NoSubgraph,
+    /// No kernel is registered for the operator's op.
+    UnregisteredOp {
+        /// The op's schema name, or the custom op's name.
+        name: &'static str,
+    },
+    /// A custom op (only builtins run).
+    CustomOp,
+    /// A tensor type the interpreter cannot hold (`RESOURCE`, `VARIANT`, sub-byte types).
+    TensorType {
+        /// The type's schema name.
+        name: &'static str,
+    },
+    /// A tensor of more dimensions than [`MAX_DIMS`](super::MAX_DIMS), or a negative one.
+    Shape,
+    /// A tensor of more bytes than the interpreter can address (4 GiB).
+    TooLarge,
+    /// More inputs or outputs on one operator than the interpreter handles.
+    TooManyOperands {
+        /// The count.
+        count: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// The caller's region is too small.
+    ArenaTooSmall {
+        /// Bytes needed (alignment padding of the region's start included).
+        needed: usize,
+        /// Bytes given.
+        available: usize,
+    },
+    /// [`Interpreter::required`](super::Interpreter::required) plans on the stack and the
+    /// model has more buffers than that holds: use
+    /// [`Interpreter::required_with`](super::Interpreter::required_with).
+    PlanScratch {
+        /// Plan entries needed.
+        needed: usize,
+        /// Plan entries available.
+        available: usize,
+    },
+    /// The planner refused (an overflow).
+    Plan(PlanError),
+    /// A kernel's error.
+    Kernel(KernelError),
+    /// No input, output or signature of that index or name.
+    NoSuchTensor,
+    /// The tensor has another element type than the one asked for.
+    WrongType {
+        /// The tensor's type.
+        actual: &'static str,
+        /// The type asked for.
+        requested: &'static str,
+    },
+    /// Strings do not fit a string input's byte budget.
+    InputStrings {
+        /// Bytes needed.
+        needed: usize,
+        /// The budget.
+        budget: usize,
+    },
+    /// An operator reads a tensor no earlier operator wrote, that is not a constant, a graph
+    /// input or a variable.
+    NotComputed,
+}
+
+/// Why an interpreter could not be set up or run: what, and where.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InterpreterError {
+    /// What.
+    pub kind: ErrorKind,
+    /// The operator (index in the subgraph), if one is concerned.
+    pub operator: Option<usize>,
+    /// Its op's name.
+    pub op: Option<&'static str>,
+    /// The tensor (index in the subgraph), if one is concerned.
+    pub tensor: Option<usize>,
+}
+
+impl InterpreterError {
+    pub(crate) const fn new(kind: ErrorKind) -> Self {
+        Self {
+            kind,
+            operator: None,
+            op: None,
+            tensor: None,
+        }
+    }
+
+    pub(crate) const fn at_op(kind: ErrorKind, operator: usize, op: &'static str) -> Self {
+        Self {
+            kind,
+            operator: Some(operator),
+            op: Some(op),
+            tensor: None,
+        }
+    }
+
+    pub(crate) const fn at_tensor(kind: ErrorKind, tensor: usize) -> Self {
+        Self {
+            kind,
+            operator: None,
+            op: None,
+            tensor: Some(tensor),
+        }
+    }
+}
+
+impl fmt::Display for InterpreterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(i) = self.operator {
+            write!(f, "operator {i}")?;
+            if let Some(op) = self.op {
+                write!(f, " ({op})")?;
+            }
+            f.write_str(": ")?;
+        }
+        if let Some(t) = self.tensor {
+            write!(f, "tensor {t}: ")?;
+        }
+        match self.kind {
+            ErrorKind::NoSubgraph => f.write_str("the model has no subgraph"),
+            ErrorKind::UnregisteredOp { name } => {
+                write!(f, "no kernel registered for {name}")
+            }
+            ErrorKind::CustomOp => f.write_str("custom ops are not run"),
+            ErrorKind::TensorType { name } => write!(f, "tensors of type {name} are not supported"),
+            ErrorKind::Shape => f.write_str("a negative dimension or too many dimensions"),
+            ErrorKind::TooLarge => f.write_str("more than 4 GiB"),
+            ErrorKind::TooManyOperands { count, limit } => {
+                write!(f, "{count} operands, more than the {limit} supported")
+            }
+            ErrorKind::ArenaTooSmall { needed, available } => {
+                write!(f, "the arena needs {needed} bytes, {available} given")
+            }
+            ErrorKind::PlanScratch { needed, available } => write!(
+                f,
+                "planning needs {needed} entries, {available} on the stack: use required_with"
+            ),
+            ErrorKind::Plan(e) => write!(f, "planning: {e}"),
+            ErrorKind::Kernel(e) => write!(f, "{e}"),
+            ErrorKind::NoSuchTensor => f.write_str("no such input, output or signature"),
+            ErrorKind::WrongType { actual, requested } => {
+                write!(f, "holds {actual}, not {requested}")
+            }
+            ErrorKind::InputStrings { needed, budget } => write!(
+                f,
+                "the strings need {needed} bytes, over the input's budget of {budget} \
+                 (raise Options::string_bytes)"
+            ),
+            ErrorKind::NotComputed => f.write_str(
+                "read before any operator writes it (not a constant, graph input or variable)",
+            ),
+        }
+    }
+}
+
+impl core::error::Error for InterpreterError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match &self.kind {
+            ErrorKind::Kernel(e) => Some(e),
+            ErrorKind::Plan(e) => Some(e),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,430 @@
+//! What a kernel is (TensorFlow Lite Micro's registration: `prepare` once at setup, `eval`
+//! at every invoke) and the contexts each step gets.
+//!
+//! - [`Prepare`] sees the operator in the model (options, tensor types, shapes, constant
+//!   data, quantization, sparsity). It checks everything `eval` will rely on, stores the
+//!   kernel's parameters in the operator's record ([`Prepare::set_params`]), and asks for
+//!   persistent bytes and scratch bytes in the arena. It may not touch the arena: it also runs
+//!   for [`Interpreter::required`](super::Interpreter::required), before there is one.
+//! - [`Init`] (optional) runs once the arena exists, to fill the persistent bytes (quantized
+//!   multipliers per channel, and the like).
+//! - [`Eval`] only computes: typed slices of the inputs ([`Eval::input`]) and outputs
+//!   ([`Eval::output`]), the parameters, scratch and persistent bytes. Every access is
+//!   checked, so a kernel bug is an error, never an out-of-bounds access.
+
+use tessera_core::strings::TfliteStrings;
+use tessera_core::tensor::Element;
+use zerocopy::{FromBytes, Immutable, IntoBytes, TryFromBytes};
+
+use super::error::KernelError;
+use super::record::{PARAMS_BYTES, Place, Shape, TensorRecord, dtype_of};
+use crate::model::{
+    BuiltinOperator, Operator, Quantization, Sparsity, Subgraph, Tensor, TensorType,
+};
+
+/// A kernel: the op it runs and its steps. Declare one as a `static` and register it in an
+/// [`OpResolver`](super::OpResolver); kernels no resolver names are not linked.
+pub struct Kernel {
+    /// The op it runs.
+    pub op: BuiltinOperator,
+    /// Checks the operator and records its parameters, at setup.
+    pub prepare: fn(&mut Prepare<'_, '_>) -> Result<(), KernelError>,
+    /// Fills the persistent bytes, once the arena exists.
+    pub init: Option<InitFn>,
+    /// Computes the outputs.
+    pub eval: fn(&mut Eval<'_>) -> Result<(), KernelError>,
+}
+
+/// A kernel's `init` step.
+pub type InitFn = fn(&mut Init<'_, '_>) -> Result<(), KernelError>;
+
+impl core::fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Kernel").field("op", &self.op).finish()
+    }
+}
+
+/// A tensor as `prepare` sees it, from the model.
+#[derive(Debug, Clone, Copy)]
+pub struct Desc<'m> {
+    /// Its index in the subgraph.
+    pub index: usize,
+    /// Its element type.
+    pub dtype: TensorType,
+    /// Its shape.
+    pub shape: Shape,
+    /// The model's tensor (name, quantization, sparsity, constant data).
+    pub tensor: Tensor<'m>,
+}
+
+impl<'m> Desc<'m> {
+    /// The constant's bytes (little-endian, as in the file), if it is a constant.
+    #[must_use]
+    pub fn constant(&self) -> Option<&'m [u8]> {
+        self.tensor.data()
+    }
+
+    /// Its quantization parameters, if any.
+    #[must_use]
+    pub fn quantization(&self) -> Option<Quantization<'m>> {
+        self.tensor.quantization()
+    }
+
+    /// Its sparsity parameters, if its constant is stored sparse.
+    #[must_use]
+    pub fn sparsity(&self) -> Option<Sparsity<'m>> {
+        self.tensor.sparsity()
+    }
+}
+
+/// What `prepare` asked for.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Requests {
+    pub params: [u8; PARAMS_BYTES],
+    pub persistent: usize,
+    pub scratch: usize,
+}
+
+/// The context of a kernel's `prepare`.
+pub struct Prepare<'p, 'm> {
+    pub(crate) graph: Subgraph<'m>,
+    pub(crate) operator: Operator<'m>,
+    pub(crate) shapes: &'p dyn Fn(usize) -> Option<Shape>,
+    pub(crate) requests: Requests,
+}
+
+impl<'m> Prepare<'_, 'm> {
+    /// The operator (its options: [`Operator::options`]).
+    #[must_use]
+    pub fn operator(&self) -> &Operator<'m> {
+        &self.operator
+    }
+
+    /// Number of inputs (optional ones included).
+    #[must_use]
+    pub fn input_count(&self) -> usize {
+        self.operator.inputs().len()
+    }
+
+    /// Number of outputs.
+    #[must_use]
+    pub fn output_count(&self) -> usize {
+        self.operator.outputs().len()
+    }
+
+    fn desc(&self, index: Option<Option<usize>>) -> Option<Desc<'m>> {
+        let index = index??;
+        let tensor = self.graph.tensor(index)?;
+        Some(Desc {
+            index,
+            dtype: tensor.tensor_type(),
+            shape: (self.shapes)(index)?,
+            tensor,
+        })
+    }
+
+    /// Input `i`.
+    ///
+    /// # Errors
+    /// [`KernelError::Arity`] if there is no such input or it is `-1`.
+    pub fn input(&self, i: usize) -> Result<Desc<'m>, KernelError> {
+        self.desc(self.operator.inputs().get(i))
+            .ok_or(KernelError::Arity { what: "an input" })
+    }
+
+    /// Input `i`, or `None` if the operator omits it (`-1`, or fewer inputs).
+    #[must_use]
+    pub fn optional_input(&self, i: usize) -> Option<Desc<'m>> {
+        self.desc(self.operator.inputs().get(i))
+    }
+
+    /// Output `i`.
+    ///
+    /// # Errors
+    /// [`KernelError::Arity`] if there is no such output.
+    pub fn output(&self, i: usize) -> Result<Desc<'m>, KernelError> {
+        self.desc(self.operator.outputs().get(i))
+            .ok_or(KernelError::Arity { what: "an output" })
+    }
+
+    /// Stores the kernel's parameters in the operator's record; `eval` reads them back with
+    /// [`Eval::params`].
+    ///
+    /// # Errors
+    /// [`KernelError::ParamsTooLarge`] past [`PARAMS_BYTES`].
+    pub fn set_params<P: IntoBytes + Immutable>(&mut self, params: &P) -> Result<(), KernelError> {
+        let bytes = params.as_bytes();
+        let dst = self
+            .requests
+            .params
+            .get_mut(..bytes.len())
+            .ok_or(KernelError::ParamsTooLarge { bytes: bytes.len() })?;
+        dst.copy_from_slice(bytes);
+        Ok(())
+    }
+
+    /// Asks for `bytes` of persistent memory (alive as long as the interpreter), filled by
+    /// the kernel's `init` and read in `eval` with [`Eval::persistent`].
+    pub fn request_persistent(&mut self, bytes: usize) {
+        self.requests.persistent = bytes;
+    }
+
+    /// Asks for `bytes` of scratch memory, alive while this operator runs
+    /// ([`Eval::scratch`]); planned with the activations.
+    pub fn request_scratch(&mut self, bytes: usize) {
+        self.requests.scratch = bytes;
+    }
+}
+
+/// The context of a kernel's `init`: the operator as in `prepare`, its parameters, and its
+/// persistent bytes to fill.
+pub struct Init<'i, 'm> {
+    pub(crate) prepare: Prepare<'i, 'm>,
+    pub(crate) persistent: &'i mut [u8],
+}
+
+impl<'m> Init<'_, 'm> {
+    /// The operator, as `prepare` saw it.
+    #[must_use]
+    pub fn prepared(&self) -> &Prepare<'_, 'm> {
+        &self.prepare
+    }
+
+    /// The parameters `prepare` stored.
+    #[must_use]
+    pub fn params<P: FromBytes>(&self) -> P {
+        read_params(&self.prepare.requests.params)
+    }
+
+    /// The persistent bytes `prepare` asked for (16-byte aligned).
+    pub fn persistent(&mut self) -> &mut [u8] {
+        self.persistent
+    }
+}
+
+fn read_params<P: FromBytes>(bytes: &[u8; PARAMS_BYTES]) -> P {
+    // A P larger than the record reads zeros past it: set_params refused to store one.
+    let mut buf = [0u8; 256];
+    let n = core::mem::size_of::<P>().min(buf.len());
+    let m = n.min(PARAMS_BYTES);
+    buf[..m].copy_from_slice(&bytes[..m]);
+    P::read_from_prefix(&buf[..]).map_or_else(|_| P::new_zeroed(), |(p, _)| p)
+}
+
+/// Most operands of one operator: inputs.
+pub const MAX_INPUTS: usize = 64;
+/// Most operands of one operator: outputs.
+pub const MAX_OUTPUTS: usize = 16;
+
+/// The context of a kernel's `eval`: the operator's tensors' bytes, checked on every access.
+pub struct Eval<'e> {
+    pub(crate) params: &'e [u8; PARAMS_BYTES],
+    pub(crate) records: &'e [TensorRecord],
+    pub(crate) inputs: &'e [i32],
+    pub(crate) outputs: &'e [i32],
+    /// The arena's data region, less the outputs and scratch: (offset, bytes) pieces.
+    pub(crate) rest: &'e [(usize, &'e [u8])],
+    pub(crate) out: &'e mut [Option<&'e mut [u8]>],
+    pub(crate) out_len: &'e mut [Option<u32>],
+    pub(crate) scratch: Option<&'e mut [u8]>,
+    pub(crate) persistent: &'e [u8],
+    pub(crate) model: &'e [u8],
+}
+
+const BAD_BYTES: KernelError = KernelError::Mismatch {
+    what: "tensor bytes misaligned or invalid for their type",
+};
+
+impl<'e> Eval<'e> {
+    /// The parameters `prepare` stored.
+    #[must_use]
+    pub fn params<P: FromBytes>(&self) -> P {
+        read_params(self.params)
+    }
+
+    /// Number of inputs (optional ones included).
+    #[must_use]
+    pub fn input_count(&self) -> usize {
+        self.inputs.len()
+    }
+
+    /// Number of outputs.
+    #[must_use]
+    pub fn output_count(&self) -> usize {
+        self.outputs.len()
+    }
+
+    fn record(&self, index: i32) -> Option<&'e TensorRecord> {
+        self.records.get(usize::try_from(index).ok()?)
+    }
+
+    fn input_record(&self, i: usize) -> Result<&'e TensorRecord, KernelError> {
+        self.inputs
+            .get(i)
+            .and_then(|&t| self.record(t))
+            .ok_or(KernelError::Arity { what: "an input" })
+    }
+
+    fn output_record(&self, i: usize) -> Result<&'e TensorRecord, KernelError> {
+        self.outputs
+            .get(i)
+            .and_then(|&t| self.record(t))
+            .ok_or(KernelError::Arity { what: "an output" })
+    }
+
+    /// Whether input `i` is present (not `-1`).
+    #[must_use]
+    pub fn has_input(&self, i: usize) -> bool {
+        self.input_record(i).is_ok()
+    }
+
+    /// Input `i`'s shape.
+    ///
+    /// # Errors
+    /// [`KernelError::Arity`] if absent.
+    pub fn input_shape(&self, i: usize) -> Result<Shape, KernelError> {
+        Ok(self.input_record(i)?.shape())
+    }
+
+    /// Input `i`'s element type.
+    ///
+    /// # Errors
+    /// [`KernelError::Arity`] if absent.
+    pub fn input_type(&self, i: usize) -> Result<TensorType, KernelError> {
+        self.input_record(i)?
+            .tensor_type()
+            .ok_or(KernelError::Unsupported {
+                what: "tensor type",
+            })
+    }
+
+    /// Output `i`'s shape.
+    ///
+    /// # Errors
+    /// [`KernelError::Arity`] if absent.
+    pub fn output_shape(&self, i: usize) -> Result<Shape, KernelError> {
+        Ok(self.output_record(i)?.shape())
+    }
+
+    /// Output `i`'s element type.
+    ///
+    /// # Errors
+    /// [`KernelError::Arity`] if absent.
+    pub fn output_type(&self, i: usize) -> Result<TensorType, KernelError> {
+        self.output_record(i)?
+            .tensor_type()
+            .ok_or(KernelError::Unsupported {
+                what: "tensor type",
+            })
+    }
+
+    /// Input `i`'s bytes (native byte order; strings in TFLite's little-endian layout).
+    ///
+    /// # Errors
+    /// [`KernelError::Arity`] if absent; a mismatch if its bytes are not where they should
+    /// be (overlapping an output: a planning bug, reported instead of aliased).
+    pub fn input_bytes(&self, i: usize) -> Result<&'e [u8], KernelError> {
+        let r = self.input_record(i)?;
+        let (start, len) = (r.offset as usize, r.len as usize);
+        let end = start.checked_add(len).ok_or(BAD_BYTES)?;
+        match r.place() {
+            Place::None => Ok(&[]),
+            Place::Model => self.model.get(start..end).ok_or(BAD_BYTES),
+            Place::Planned | Place::Persistent => {
+                for &(at, piece) in self.rest {
+                    if start >= at && end <= at + piece.len() {
+                        return Ok(&piece[start - at..end - at]);
+                    }
+                }
+                if len == 0 {
+                    return Ok(&[]);
+                }
+                Err(KernelError::Mismatch {
+                    what: "an input overlaps an output",
+                })
+            }
+        }
+    }
+
+    /// Input `i` as a typed slice (row-major).
+    ///
+    /// # Errors
+    /// [`KernelError::Mismatch`] if its type is not `T`.
+    pub fn input<T: Element>(&self, i: usize) -> Result<&'e [T], KernelError> {
+        let r = self.input_record(i)?;
+        check_type::<T>(r)?;
+        <[T]>::try_ref_from_bytes(self.input_bytes(i)?).map_err(|_| BAD_BYTES)
+    }
+
+    /// Input `i` as a TFLite string tensor.
+    ///
+    /// # Errors
+    /// A mismatch if it is not a valid string tensor (never for strings the interpreter
+    /// wrote or checked).
+    pub fn input_strings(&self, i: usize) -> Result<TfliteStrings<'e>, KernelError> {
+        let r = self.input_record(i)?;
+        if r.tensor_type() != Some(TensorType::String) {
+            return Err(KernelError::Mismatch {
+                what: "input is not a string tensor",
+            });
+        }
+        TfliteStrings::new(self.input_bytes(i)?).map_err(|_| KernelError::Mismatch {
+            what: "input holds no valid string tensor",
+        })
+    }
+
+    /// Output `i`'s bytes, to write. Each output can be taken once per `eval`.
+    ///
+    /// # Errors
+    /// [`KernelError::Arity`] if absent or taken already.
+    pub fn output_bytes(&mut self, i: usize) -> Result<&'e mut [u8], KernelError> {
+        self.out
+            .get_mut(i)
+            .and_then(Option::take)
+            .ok_or(KernelError::Arity {
+                what: "an output (or taken twice)",
+            })
+    }
+
+    /// Output `i` as a typed slice to write (row-major).
+    ///
+    /// # Errors
+    /// [`KernelError::Mismatch`] if its type is not `T`.
+    pub fn output<T: Element>(&mut self, i: usize) -> Result<&'e mut [T], KernelError> {
+        let r = self.output_record(i)?;
+        check_type::<T>(r)?;
+        let bytes = self.output_bytes(i)?;
+        if T::DTYPE == tessera_core::tensor::DType::Bool {
+            // Arena bytes may hold anything; bool must be 0 or 1 before it is viewed.
+            bytes.fill(0);
+        }
+        <[T]>::try_mut_from_bytes(bytes).map_err(|_| BAD_BYTES)
+    }
+
+    /// Records how many bytes of string output `i` are used (its encoded length).
+    pub fn set_output_len(&mut self, i: usize, bytes: usize) {
+        if let Some(slot) = self.out_len.get_mut(i) {
+            *slot = u32::try_from(bytes).ok();
+        }
+    }
+
+    /// The scratch bytes `prepare` asked for (16-byte aligned; empty if none).
+    pub fn scratch(&mut self) -> &mut [u8] {
+        self.scratch.as_deref_mut().unwrap_or(&mut [])
+    }
+
+    /// The persistent bytes `init` filled (16-byte aligned).
+    #[must_use]
+    pub fn persistent(&self) -> &'e [u8] {
+        self.persistent
+    }
+}
+
+fn check_type<T: Element>(r: &TensorRecord) -> Result<(), KernelError> {
+    match r.tensor_type().and_then(dtype_of) {
+        Some(d) if d == T::DTYPE => Ok(()),
+        _ => Err(KernelError::Mismatch {
+            what: "tensor type differs from the kernel's",
+        }),
+    }
+}

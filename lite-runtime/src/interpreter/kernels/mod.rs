@@ -1,0 +1,79 @@
+//! The kernels, one module per op family. Each is a `pub static` [`Kernel`]; [`ALL`] lists
+//! them for [`AllOps`](super::AllOps). A resolver that names only some keeps the others out of
+//! a firmware image.
+//!
+//! Conventions every kernel follows: `prepare` checks types, shapes (the model's output shape
+//! must be what the op computes) and options, and stores what `eval` needs with
+//! `set_params`; `eval` reads typed slices and writes row-major outputs, checking every
+//! index that comes from data.
+
+mod activation;
+mod binary;
+mod fully_connected;
+mod gather;
+mod reduce;
+mod reshape;
+mod shape;
+mod sparse;
+mod unary;
+mod unimplemented;
+
+pub use binary::{
+    ADD, DIV, EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL, MAXIMUM, MINIMUM, MUL, NOT_EQUAL,
+    SELECT, SELECT_V2, SUB,
+};
+pub use fully_connected::FULLY_CONNECTED;
+pub use gather::{EMBEDDING_LOOKUP, GATHER};
+pub use reduce::{ARG_MAX, ARG_MIN, MEAN, REDUCE_MAX, SUM};
+pub use reshape::{EXPAND_DIMS, RESHAPE, SQUEEZE};
+pub use shape::{CONCATENATION, FILL, PACK, SHAPE, SLICE, STRIDED_SLICE, TRANSPOSE, UNPACK};
+pub use sparse::DENSIFY;
+pub use unary::{CAST, LEAKY_RELU, LOG_SOFTMAX, LOGISTIC, RELU, RELU6, SOFTMAX, TANH};
+
+use super::kernel::Kernel;
+
+/// Every kernel, for [`AllOps`](super::AllOps).
+pub static ALL: &[&Kernel] = &[
+    &FULLY_CONNECTED,
+    &RESHAPE,
+    &SQUEEZE,
+    &EXPAND_DIMS,
+    &ADD,
+    &SUB,
+    &MUL,
+    &DIV,
+    &MAXIMUM,
+    &MINIMUM,
+    &LESS,
+    &LESS_EQUAL,
+    &GREATER,
+    &GREATER_EQUAL,
+    &EQUAL,
+    &NOT_EQUAL,
+    &SELECT,
+    &SELECT_V2,
+    &LOGISTIC,
+    &TANH,
+    &RELU,
+    &RELU6,
+    &LEAKY_RELU,
+    &SOFTMAX,
+    &LOG_SOFTMAX,
+    &CAST,
+    &MEAN,
+    &SUM,
+    &REDUCE_MAX,
+    &ARG_MAX,
+    &ARG_MIN,
+    &CONCATENATION,
+    &SLICE,
+    &STRIDED_SLICE,
+    &TRANSPOSE,
+    &PACK,
+    &UNPACK,
+    &SHAPE,
+    &FILL,
+    &GATHER,
+    &EMBEDDING_LOOKUP,
+    &DENSIFY,
+];

@@ -1,0 +1,63 @@
+//! RESHAPE, SQUEEZE and EXPAND_DIMS: the same elements in the same order under the shape the
+//! model gives the output, copied (the planner never lets an output share an input's bytes).
+
+use crate::interpreter::{Eval, Kernel, KernelError, Prepare};
+use crate::model::{BuiltinOperator, TensorType};
+
+/// RESHAPE (the shape input or `new_shape` option only restate the output's shape, which the
+/// model holds).
+pub static RESHAPE: Kernel = Kernel {
+    op: BuiltinOperator::Reshape,
+    prepare,
+    init: None,
+    eval,
+};
+
+/// SQUEEZE.
+pub static SQUEEZE: Kernel = Kernel {
+    op: BuiltinOperator::Squeeze,
+    prepare,
+    init: None,
+    eval,
+};
+
+/// EXPAND_DIMS.
+pub static EXPAND_DIMS: Kernel = Kernel {
+    op: BuiltinOperator::ExpandDims,
+    prepare,
+    init: None,
+    eval,
+};
+
+fn prepare(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    let input = ctx.input(0)?;
+    let output = ctx.output(0)?;
+    if input.dtype != output.dtype {
+        return Err(KernelError::Mismatch {
+            what: "output type differs from the input's",
+        });
+    }
+    if input.shape.elements() != output.shape.elements() {
+        return Err(KernelError::Mismatch {
+            what: "output has another number of elements than the input",
+        });
+    }
+    Ok(())
+}
+
+fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    let src = ctx.input_bytes(0)?;
+    let string = ctx.input_type(0)? == TensorType::String;
+    let dst = ctx.output_bytes(0)?;
+    let budget = dst.len();
+    let dst = dst.get_mut(..src.len()).ok_or(KernelError::StringBudget {
+        output: 0,
+        needed: src.len(),
+        budget,
+    })?;
+    dst.copy_from_slice(src);
+    if string {
+        ctx.set_output_len(0, src.len());
+    }
+    Ok(())
+}

@@ -1,0 +1,669 @@
+//! The interpreter: runs a verified [`Model`] over one byte region the caller owns, and never
+//! allocates.
+//!
+//! [`Interpreter::required`] says how many bytes a model needs; [`Interpreter::new`] sets the
+//! model up in the caller's region: every tensor, every kernel's persistent data and scratch,
+//! and every string, planned with `tessera-core`'s lifetime planner so that buffers never
+//! alive together share bytes; [`Interpreter::invoke`] runs the graph. Kernels come from an
+//! [`OpResolver`]: [`AllOps`] has every kernel, [`MutableOpResolver`] only those an
+//! application registers.
+//!
+//! - Constant tensors are read in place from the model's bytes when the host reads them
+//!   natively (little-endian, or one byte per element) and their address suits their type;
+//!   otherwise (a model at an odd address, a big-endian host) they are copied once, at setup,
+//!   into the arena, in the host's byte order.
+//! - Graph inputs keep their values across invokes (as in TensorFlow Lite); set them with
+//!   [`Interpreter::input`] / [`Interpreter::set_input_strings`], read outputs with
+//!   [`Interpreter::output`] / [`Interpreter::output_strings`].
+//! - String tensors that are not constants get a byte budget in the arena
+//!   ([`Options::string_bytes`]); strings over it are an error giving the bytes needed.
+//! - Every index in the data is checked (GATHER, EMBEDDING_LOOKUP): a bad one is an error
+//!   naming the operator and position.
+//!
+//! ```no_run
+//! use tessera_lite::interpreter::{AllOps, Interpreter, Options};
+//! use tessera_lite::model::Model;
+//!
+//! # let bytes: &[u8] = &[];
+//! let model = Model::load(bytes)?;
+//! let options = Options::default();
+//! let mut arena = vec![0u8; Interpreter::required(&model, &AllOps, &options)?];
+//! let mut interpreter = Interpreter::new(model, &AllOps, &mut arena, &options)?;
+//! interpreter.input::<f32>(0)?.as_slice_mut().unwrap().fill(0.5);
+//! interpreter.invoke()?;
+//! let y = interpreter.output::<f32>(0)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod error;
+mod invoke;
+mod kernel;
+pub mod kernels;
+mod record;
+mod resolver;
+mod setup;
+
+pub use error::{ErrorKind, InterpreterError, KernelError};
+pub use kernel::{Desc, Eval, Init, InitFn, Kernel, MAX_INPUTS, MAX_OUTPUTS, Prepare};
+pub use record::{MAX_DIMS, PARAMS_BYTES, Shape, dtype_of};
+pub use resolver::{AllOps, MutableOpResolver, OpResolver};
+
+use tessera_core::plan::{Lifetime, PlanBuffer};
+use tessera_core::strings::{EncodeError, TfliteStrings, encode_tflite};
+use tessera_core::tensor::{Element, TensorView, TensorViewMut};
+use zerocopy::{FromBytes, FromZeros, TryFromBytes};
+
+use crate::model::{Model, Subgraph, TensorType};
+use record::{OpRecord, Place, TensorRecord};
+use setup::{ALIGN, Measure};
+
+/// Set-up choices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Bytes in the arena for each string tensor that is not a constant (string inputs and
+    /// the outputs of string kernels), in TFLite's layout (`4 * (N + 2)` plus the strings).
+    /// Default 1 024.
+    pub string_bytes: usize,
+    /// The subgraph to run. Default 0, the main graph.
+    pub subgraph: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            string_bytes: 1024,
+            subgraph: 0,
+        }
+    }
+}
+
+/// Plan entries [`Interpreter::required`] keeps on the stack without `std` (one per tensor
+/// and one per operator).
+pub const REQUIRED_PLAN_ENTRIES: usize = 256;
+
+/// A model set up over a caller's byte region, ready to run.
+pub struct Interpreter<'m, 'a> {
+    model: Model<'m>,
+    graph: Subgraph<'m>,
+    kernels: &'a [&'static Kernel],
+    /// Records and operand table.
+    header: &'a mut [u8],
+    /// Persistent and planned data.
+    data: &'a mut [u8],
+    measure: Measure,
+    /// Bytes of the caller's region used, alignment padding included.
+    used: usize,
+}
+
+impl core::fmt::Debug for Interpreter<'_, '_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Interpreter")
+            .field("tensors", &self.measure.tensors)
+            .field("operators", &self.measure.ops)
+            .field("arena_used_bytes", &self.used)
+            .finish_non_exhaustive()
+    }
+}
+
+fn subgraph<'m>(model: &Model<'m>, options: &Options) -> Result<Subgraph<'m>, InterpreterError> {
+    model
+        .subgraph(options.subgraph)
+        .ok_or(InterpreterError::new(ErrorKind::NoSubgraph))
+}
+
+impl<'m, 'a> Interpreter<'m, 'a> {
+    /// Bytes a region must have for [`new`](Self::new) to set `model` up (worst-case padding
+    /// of the region's start included). With `std`, the plan's table (one entry per tensor and
+    /// per operator) is a temporary `Vec`; without, it is on the stack, up to
+    /// [`REQUIRED_PLAN_ENTRIES`] entries (give a larger model a table with
+    /// [`required_with`](Self::required_with), or size its arena on a host).
+    ///
+    /// # Errors
+    /// What [`new`](Self::new) would report, except the region's size; without `std`,
+    /// [`ErrorKind::PlanScratch`] for a model of more entries than the stack table.
+    pub fn required(
+        model: &Model<'_>,
+        resolver: &dyn OpResolver,
+        options: &Options,
+    ) -> Result<usize, InterpreterError> {
+        #[cfg(feature = "std")]
+        {
+            let graph = subgraph(model, options)?;
+            let entries = graph.tensors().len() + graph.operators().len();
+            let mut plan = std::vec![PlanBuffer::new(0, 1, Lifetime::ALWAYS); entries];
+            Self::required_with(model, resolver, options, &mut plan)
+        }
+        #[cfg(not(feature = "std"))]
+        {
+            let mut plan = [PlanBuffer::new(0, 1, Lifetime::ALWAYS); REQUIRED_PLAN_ENTRIES];
+            Self::required_with(model, resolver, options, &mut plan)
+        }
+    }
+
+    /// [`required`](Self::required) with the plan's table in `plan` (tensors + operators
+    /// entries).
+    ///
+    /// # Errors
+    /// As [`required`](Self::required).
+    pub fn required_with(
+        model: &Model<'_>,
+        resolver: &dyn OpResolver,
+        options: &Options,
+        plan: &mut [PlanBuffer],
+    ) -> Result<usize, InterpreterError> {
+        let graph = subgraph(model, options)?;
+        let m = setup::measure(&graph, resolver, options, plan)?;
+        m.total()
+            .and_then(|t| t.checked_add(ALIGN - 1))
+            .ok_or(InterpreterError::new(ErrorKind::TooLarge))
+    }
+
+    /// Sets `model` up in `arena`: checks every operator with its kernel, plans every
+    /// tensor, copies the constants that cannot be read in place, and runs the kernels'
+    /// `init`. Allocates nothing.
+    ///
+    /// # Errors
+    /// [`ErrorKind::ArenaTooSmall`] with the bytes needed; an unregistered or custom op with
+    /// the operator's index and name; whatever a kernel's `prepare` finds wrong.
+    pub fn new(
+        model: Model<'m>,
+        resolver: &'a dyn OpResolver,
+        arena: &'a mut [u8],
+        options: &Options,
+    ) -> Result<Self, InterpreterError> {
+        let graph = subgraph(&model, options)?;
+        let available = arena.len();
+        let pad = arena.as_ptr().align_offset(ALIGN).min(available);
+        let region = &mut arena[pad..];
+        let too_small = |needed: usize| {
+            InterpreterError::new(ErrorKind::ArenaTooSmall {
+                needed: needed.saturating_add(pad),
+                available,
+            })
+        };
+
+        // The plan's table goes at the end of the region while planning: the records are
+        // written at the start from it, and only then the persistent data, over it.
+        let entries = graph
+            .tensors()
+            .len()
+            .checked_add(graph.operators().len())
+            .ok_or(InterpreterError::new(ErrorKind::TooLarge))?;
+        let header = Self::header_bytes(&graph)?;
+        let table_bytes = entries
+            .checked_mul(size_of::<PlanBuffer>())
+            .ok_or(InterpreterError::new(ErrorKind::TooLarge))?;
+        let table_at = region
+            .len()
+            .checked_sub(table_bytes)
+            .map(|at| at & !(ALIGN - 1))
+            .filter(|&at| at >= header);
+        let Some(table_at) = table_at else {
+            // Too small even to plan in: say how much is needed if the stack can plan it.
+            let needed = Self::required(&model, resolver, options)
+                .map(|n| n - (ALIGN - 1))
+                .unwrap_or(header + table_bytes);
+            return Err(too_small(needed));
+        };
+        let (head, rest) = region.split_at_mut(table_at);
+        let plan = <[PlanBuffer]>::mut_from_bytes(&mut rest[..table_bytes])
+            .map_err(|_| InterpreterError::new(ErrorKind::TooLarge))?;
+        let m = setup::measure(&graph, resolver, options, plan)?;
+        let total = m
+            .total()
+            .ok_or(InterpreterError::new(ErrorKind::TooLarge))?;
+        let region_len = head.len() + rest.len();
+        if total > region_len {
+            return Err(too_small(total));
+        }
+        let (records, ops_and_operands) = head.split_at_mut(m.tensors * size_of::<TensorRecord>());
+        let (op_records, operands) = ops_and_operands.split_at_mut(m.ops * size_of::<OpRecord>());
+        let records = <[TensorRecord]>::mut_from_bytes(records)
+            .map_err(|_| InterpreterError::new(ErrorKind::TooLarge))?;
+        let op_records = <[OpRecord]>::mut_from_bytes(op_records)
+            .map_err(|_| InterpreterError::new(ErrorKind::TooLarge))?;
+        let operands = <[i32]>::mut_from_bytes(&mut operands[..m.operands * 4])
+            .map_err(|_| InterpreterError::new(ErrorKind::TooLarge))?;
+        let plan = <[PlanBuffer]>::ref_from_bytes(&rest[..table_bytes])
+            .map_err(|_| InterpreterError::new(ErrorKind::TooLarge))?;
+        let tables = setup::Tables {
+            records,
+            ops: op_records,
+            operands,
+        };
+        setup::write_tables(&model, &graph, resolver, options, &m, plan, tables)?;
+        let (header, data) = region.split_at_mut(m.data);
+        let (data, _) = data.split_at_mut(total - m.data);
+        let mut this = Self {
+            model,
+            graph,
+            kernels: resolver.kernels(),
+            header,
+            data,
+            measure: m,
+            used: pad + total,
+        };
+        this.copy_constants()?;
+        this.run_inits(options)?;
+        Ok(this)
+    }
+
+    /// Bytes of the records and operand table (the data region's start).
+    fn header_bytes(graph: &Subgraph<'_>) -> Result<usize, InterpreterError> {
+        let mut operands = 0usize;
+        for o in graph.operators().iter() {
+            operands = operands
+                .checked_add(o.inputs().len() + o.outputs().len())
+                .ok_or(InterpreterError::new(ErrorKind::TooLarge))?;
+        }
+        Measure::header(graph.tensors().len(), graph.operators().len(), operands)
+            .ok_or(InterpreterError::new(ErrorKind::TooLarge))
+    }
+
+    fn records(&self) -> &[TensorRecord] {
+        let bytes = &self.header[..self.measure.tensors * size_of::<TensorRecord>()];
+        <[TensorRecord]>::ref_from_bytes(bytes).unwrap_or(&[])
+    }
+
+    fn records_mut(&mut self) -> &mut [TensorRecord] {
+        let n = self.measure.tensors * size_of::<TensorRecord>();
+        <[TensorRecord]>::mut_from_bytes(&mut self.header[..n]).unwrap_or(&mut [])
+    }
+
+    /// Copies constants that are not read in place, and variables' initial values, into
+    /// the persistent part, in the host's byte order.
+    fn copy_constants(&mut self) -> Result<(), InterpreterError> {
+        for t in self.graph.tensors().iter() {
+            let Some(src) = t.data() else { continue };
+            let i = t.index();
+            let r = self.records()[i];
+            if r.place() != Place::Persistent {
+                continue;
+            }
+            let start = r.offset as usize;
+            let dst = self
+                .data
+                .get_mut(start..start + src.len())
+                .ok_or(InterpreterError::at_tensor(ErrorKind::TooLarge, i))?;
+            dst.copy_from_slice(src);
+            let size = t
+                .tensor_type()
+                .bits()
+                .map_or(1, |b| (b as usize / 8).max(1));
+            if cfg!(target_endian = "big") && t.tensor_type() != TensorType::String && size > 1 {
+                for word in dst.chunks_exact_mut(size) {
+                    word.reverse();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn run_inits(&mut self, options: &Options) -> Result<(), InterpreterError> {
+        for j in 0..self.measure.ops {
+            let rec = self.op_record(j);
+            let kernel = self.kernel(j, &rec)?;
+            let Some(init) = kernel.init else { continue };
+            let requests = setup::prepare(&self.graph, options, kernel, j)?;
+            let graph = self.graph;
+            let shapes = |i: usize| {
+                let t = graph.tensor(i)?;
+                setup::holding(&t, options).ok().map(|(s, _, _)| s)
+            };
+            let start = rec.persistent as usize;
+            let end = start + rec.persistent_bytes as usize;
+            let persistent = self
+                .data
+                .get_mut(start..end)
+                .ok_or(InterpreterError::at_op(
+                    ErrorKind::TooLarge,
+                    j,
+                    kernel.op.name(),
+                ))?;
+            let operator = graph
+                .operators()
+                .get(j)
+                .ok_or(InterpreterError::new(ErrorKind::NoSubgraph))?;
+            let mut ctx = Init {
+                prepare: Prepare {
+                    graph,
+                    operator,
+                    shapes: &shapes,
+                    requests,
+                },
+                persistent,
+            };
+            init(&mut ctx)
+                .map_err(|e| InterpreterError::at_op(ErrorKind::Kernel(e), j, kernel.op.name()))?;
+        }
+        Ok(())
+    }
+
+    fn op_record(&self, j: usize) -> OpRecord {
+        let at = self.measure.tensors * size_of::<TensorRecord>() + j * size_of::<OpRecord>();
+        self.header
+            .get(at..at + size_of::<OpRecord>())
+            .and_then(|b| OpRecord::read_from_bytes(b).ok())
+            .unwrap_or_else(OpRecord::new_zeroed)
+    }
+
+    fn kernel(&self, j: usize, rec: &OpRecord) -> Result<&'static Kernel, InterpreterError> {
+        self.kernels
+            .get(usize::from(rec.kernel))
+            .copied()
+            .ok_or(InterpreterError::at_op(
+                ErrorKind::UnregisteredOp { name: "?" },
+                j,
+                "?",
+            ))
+    }
+
+    /// Bytes of the caller's region in use (alignment padding of its start included).
+    #[must_use]
+    pub fn arena_used_bytes(&self) -> usize {
+        self.used
+    }
+
+    /// The model.
+    #[must_use]
+    pub fn model(&self) -> &Model<'m> {
+        &self.model
+    }
+
+    /// The subgraph being run.
+    #[must_use]
+    pub fn subgraph(&self) -> &Subgraph<'m> {
+        &self.graph
+    }
+
+    /// Number of graph inputs.
+    #[must_use]
+    pub fn input_count(&self) -> usize {
+        self.graph.inputs().len()
+    }
+
+    /// Number of graph outputs.
+    #[must_use]
+    pub fn output_count(&self) -> usize {
+        self.graph.outputs().len()
+    }
+
+    /// The tensor index of graph input `i`.
+    ///
+    /// # Errors
+    /// [`ErrorKind::NoSuchTensor`].
+    pub fn input_tensor(&self, i: usize) -> Result<usize, InterpreterError> {
+        self.graph
+            .inputs()
+            .get(i)
+            .flatten()
+            .ok_or(InterpreterError::new(ErrorKind::NoSuchTensor))
+    }
+
+    /// The tensor index of graph output `i`.
+    ///
+    /// # Errors
+    /// [`ErrorKind::NoSuchTensor`].
+    pub fn output_tensor(&self, i: usize) -> Result<usize, InterpreterError> {
+        self.graph
+            .outputs()
+            .get(i)
+            .flatten()
+            .ok_or(InterpreterError::new(ErrorKind::NoSuchTensor))
+    }
+
+    /// The position of the graph input whose tensor is named `name`.
+    #[must_use]
+    pub fn input_by_name(&self, name: &str) -> Option<usize> {
+        let g = &self.graph;
+        g.inputs().iter().position(|t| {
+            t.and_then(|t| g.tensor(t))
+                .is_some_and(|t| t.name() == name)
+        })
+    }
+
+    /// The position of the graph output whose tensor is named `name`.
+    #[must_use]
+    pub fn output_by_name(&self, name: &str) -> Option<usize> {
+        let g = &self.graph;
+        g.outputs().iter().position(|t| {
+            t.and_then(|t| g.tensor(t))
+                .is_some_and(|t| t.name() == name)
+        })
+    }
+
+    /// The position of the graph input that signature `key` names `name`.
+    #[must_use]
+    pub fn signature_input(&self, key: &str, name: &str) -> Option<usize> {
+        let sig = self.model.signature(key)?;
+        let t = sig
+            .inputs()
+            .iter()
+            .find(|m| m.name() == name)?
+            .tensor_index();
+        self.graph.inputs().iter().position(|i| i == Some(t))
+    }
+
+    /// The position of the graph output that signature `key` names `name`.
+    #[must_use]
+    pub fn signature_output(&self, key: &str, name: &str) -> Option<usize> {
+        let sig = self.model.signature(key)?;
+        let t = sig
+            .outputs()
+            .iter()
+            .find(|m| m.name() == name)?
+            .tensor_index();
+        self.graph.outputs().iter().position(|i| i == Some(t))
+    }
+
+    /// The shape of tensor `t`.
+    ///
+    /// # Errors
+    /// [`ErrorKind::NoSuchTensor`].
+    pub fn tensor_shape(&self, t: usize) -> Result<Shape, InterpreterError> {
+        self.records()
+            .get(t)
+            .map(TensorRecord::shape)
+            .ok_or(InterpreterError::new(ErrorKind::NoSuchTensor))
+    }
+
+    /// The element type of tensor `t`.
+    ///
+    /// # Errors
+    /// [`ErrorKind::NoSuchTensor`].
+    pub fn tensor_type(&self, t: usize) -> Result<TensorType, InterpreterError> {
+        self.records()
+            .get(t)
+            .and_then(TensorRecord::tensor_type)
+            .ok_or(InterpreterError::new(ErrorKind::NoSuchTensor))
+    }
+
+    fn arena_bytes(&self, t: usize) -> Result<&[u8], InterpreterError> {
+        let r = *self
+            .records()
+            .get(t)
+            .ok_or(InterpreterError::new(ErrorKind::NoSuchTensor))?;
+        let (start, end) = (r.offset as usize, r.offset as usize + r.len as usize);
+        let bytes = match r.place() {
+            Place::Model => self.model.bytes().get(start..end),
+            Place::Planned | Place::Persistent => self.data.get(start..end),
+            Place::None => Some(&[][..]),
+        };
+        bytes.ok_or(InterpreterError::at_tensor(ErrorKind::TooLarge, t))
+    }
+
+    fn arena_bytes_mut(&mut self, t: usize) -> Result<&mut [u8], InterpreterError> {
+        let r = *self
+            .records()
+            .get(t)
+            .ok_or(InterpreterError::new(ErrorKind::NoSuchTensor))?;
+        if !matches!(r.place(), Place::Planned | Place::Persistent) {
+            return Err(InterpreterError::at_tensor(ErrorKind::NoSuchTensor, t));
+        }
+        let (start, end) = (r.offset as usize, r.offset as usize + r.bytes as usize);
+        self.data
+            .get_mut(start..end)
+            .ok_or(InterpreterError::at_tensor(ErrorKind::TooLarge, t))
+    }
+
+    fn typed_shape<T: Element>(&self, t: usize) -> Result<Shape, InterpreterError> {
+        let r = self
+            .records()
+            .get(t)
+            .ok_or(InterpreterError::new(ErrorKind::NoSuchTensor))?;
+        let ty = r
+            .tensor_type()
+            .ok_or(InterpreterError::new(ErrorKind::NoSuchTensor))?;
+        if dtype_of(ty) != Some(T::DTYPE) {
+            return Err(InterpreterError::at_tensor(
+                ErrorKind::WrongType {
+                    actual: ty.name(),
+                    requested: T::DTYPE.name(),
+                },
+                t,
+            ));
+        }
+        Ok(r.shape())
+    }
+
+    /// Graph input `i`, to fill. Its values stay across invokes.
+    ///
+    /// # Errors
+    /// [`ErrorKind::NoSuchTensor`]; [`ErrorKind::WrongType`] if it does not hold `T`.
+    pub fn input<T: Element>(
+        &mut self,
+        i: usize,
+    ) -> Result<TensorViewMut<'_, T>, InterpreterError> {
+        let t = self.input_tensor(i)?;
+        self.tensor_mut(t)
+    }
+
+    /// Tensor `t` of the arena, to write (inputs, or a variable).
+    ///
+    /// # Errors
+    /// As [`input`](Self::input); constants cannot be written.
+    pub fn tensor_mut<T: Element>(
+        &mut self,
+        t: usize,
+    ) -> Result<TensorViewMut<'_, T>, InterpreterError> {
+        let shape = self.typed_shape::<T>(t)?;
+        let bytes = self.arena_bytes_mut(t)?;
+        if T::DTYPE == tessera_core::tensor::DType::Bool {
+            bytes.iter_mut().for_each(|b| *b &= 1);
+        }
+        let slice = <[T]>::try_mut_from_bytes(bytes)
+            .map_err(|_| InterpreterError::at_tensor(ErrorKind::TooLarge, t))?;
+        TensorViewMut::new(slice, shape.dims())
+            .map_err(|_| InterpreterError::at_tensor(ErrorKind::Shape, t))
+    }
+
+    /// Graph input `i`'s bytes, to fill in the host's byte order (strings: use
+    /// [`set_input_strings`](Self::set_input_strings)).
+    ///
+    /// # Errors
+    /// [`ErrorKind::NoSuchTensor`].
+    pub fn input_bytes_mut(&mut self, i: usize) -> Result<&mut [u8], InterpreterError> {
+        let t = self.input_tensor(i)?;
+        self.arena_bytes_mut(t)
+    }
+
+    /// Graph output `j`'s bytes (strings: their encoded length), after
+    /// [`invoke`](Self::invoke).
+    ///
+    /// # Errors
+    /// [`ErrorKind::NoSuchTensor`].
+    pub fn output_bytes(&self, j: usize) -> Result<&[u8], InterpreterError> {
+        self.arena_bytes(self.output_tensor(j)?)
+    }
+
+    /// Graph output `j`, to read after [`invoke`](Self::invoke).
+    ///
+    /// # Errors
+    /// [`ErrorKind::NoSuchTensor`]; [`ErrorKind::WrongType`] if it does not hold `T`.
+    pub fn output<T: Element>(&self, j: usize) -> Result<TensorView<'_, T>, InterpreterError> {
+        let t = self.output_tensor(j)?;
+        self.tensor(t)
+    }
+
+    /// Tensor `t` (any tensor: constants, activations as the last invoke left them).
+    ///
+    /// # Errors
+    /// As [`output`](Self::output).
+    pub fn tensor<T: Element>(&self, t: usize) -> Result<TensorView<'_, T>, InterpreterError> {
+        let shape = self.typed_shape::<T>(t)?;
+        let bytes = self.arena_bytes(t)?;
+        let slice = <[T]>::try_ref_from_bytes(bytes)
+            .map_err(|_| InterpreterError::at_tensor(ErrorKind::TooLarge, t))?;
+        TensorView::new(slice, shape.dims())
+            .map_err(|_| InterpreterError::at_tensor(ErrorKind::Shape, t))
+    }
+
+    /// Sets string input `i` to `strings`, encoded in place in its byte budget. No string is
+    /// allocated.
+    ///
+    /// # Errors
+    /// [`ErrorKind::InputStrings`] with the bytes needed if they exceed the budget;
+    /// [`ErrorKind::WrongType`] if the input is not a string tensor.
+    pub fn set_input_strings<I, B>(&mut self, i: usize, strings: I) -> Result<(), InterpreterError>
+    where
+        I: IntoIterator<Item = B> + Clone,
+        B: AsRef<[u8]>,
+    {
+        let t = self.input_tensor(i)?;
+        let ty = self.tensor_type(t)?;
+        if ty != TensorType::String {
+            return Err(InterpreterError::at_tensor(
+                ErrorKind::WrongType {
+                    actual: ty.name(),
+                    requested: "STRING",
+                },
+                t,
+            ));
+        }
+        let buf = self.arena_bytes_mut(t)?;
+        let budget = buf.len();
+        let n = encode_tflite(strings, buf).map_err(|e| {
+            let needed = match e {
+                EncodeError::Capacity(c) => c.needed,
+                _ => usize::MAX,
+            };
+            InterpreterError::at_tensor(ErrorKind::InputStrings { needed, budget }, t)
+        })?;
+        let r = &mut self.records_mut()[t];
+        r.len = n as u32;
+        r.written = 1;
+        Ok(())
+    }
+
+    /// String tensor `t` as last written (a constant, an input, or an output after
+    /// [`invoke`](Self::invoke)).
+    ///
+    /// # Errors
+    /// [`ErrorKind::WrongType`] if it is not a string tensor; [`ErrorKind::NoSuchTensor`] if
+    /// nothing has written it yet.
+    pub fn tensor_strings(&self, t: usize) -> Result<TfliteStrings<'_>, InterpreterError> {
+        let ty = self.tensor_type(t)?;
+        if ty != TensorType::String {
+            return Err(InterpreterError::at_tensor(
+                ErrorKind::WrongType {
+                    actual: ty.name(),
+                    requested: "STRING",
+                },
+                t,
+            ));
+        }
+        if self.records()[t].written == 0 {
+            return Err(InterpreterError::at_tensor(ErrorKind::NoSuchTensor, t));
+        }
+        TfliteStrings::new(self.arena_bytes(t)?)
+            .map_err(|_| InterpreterError::at_tensor(ErrorKind::NoSuchTensor, t))
+    }
+
+    /// String output `j`, after [`invoke`](Self::invoke).
+    ///
+    /// # Errors
+    /// As [`tensor_strings`](Self::tensor_strings).
+    pub fn output_strings(&self, j: usize) -> Result<TfliteStrings<'_>, InterpreterError> {
+        self.tensor_strings(self.output_tensor(j)?)
+    }
+}

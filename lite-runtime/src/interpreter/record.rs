@@ -1,0 +1,191 @@
+//! The compact form a model is set up into, kept in the caller's arena: one [`TensorRecord`]
+//! per tensor and one [`OpRecord`] per operator, plain bytes (zerocopy), so `invoke` reads
+//! these tables and never walks the flatbuffer (wasmi's "validate once, run a compact form").
+
+use tessera_core::tensor::DType;
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
+
+use crate::model::TensorType;
+
+/// The most dimensions a tensor may have (TensorFlow Lite's kernels broadcast up to 6).
+pub const MAX_DIMS: usize = 6;
+
+/// Bytes of kernel parameters an operator record holds (see
+/// [`Prepare::set_params`](super::Prepare::set_params)).
+pub const PARAMS_BYTES: usize = 64;
+
+/// Where a tensor's bytes are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum Place {
+    /// Nowhere: an optional input that is absent, or an empty tensor.
+    None = 0,
+    /// In the planned part of the arena (activations, graph inputs and outputs).
+    Planned = 1,
+    /// In the persistent part of the arena (constants copied at setup, variables).
+    Persistent = 2,
+    /// In the model's bytes, read in place.
+    Model = 3,
+}
+
+impl Place {
+    pub(crate) fn from_u8(v: u8) -> Self {
+        match v {
+            1 => Self::Planned,
+            2 => Self::Persistent,
+            3 => Self::Model,
+            _ => Self::None,
+        }
+    }
+}
+
+/// One tensor of the running graph. 40 bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable)]
+#[repr(C)]
+pub(crate) struct TensorRecord {
+    /// Dimensions (the first `rank`).
+    pub dims: [u32; MAX_DIMS],
+    /// Byte offset: in the arena's data region (planned or persistent), or in the model.
+    pub offset: u32,
+    /// Bytes reserved.
+    pub bytes: u32,
+    /// Bytes in use: `bytes`, except for strings, whose encoded length is known only once
+    /// they are written.
+    pub len: u32,
+    /// Dimensions used.
+    pub rank: u8,
+    /// `TensorType` schema code.
+    pub dtype: u8,
+    /// [`Place`].
+    pub place: u8,
+    /// Whether a string tensor has been written (strings read before are an error).
+    pub written: u8,
+}
+
+/// One operator of the running graph. 88 bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable)]
+#[repr(C)]
+pub(crate) struct OpRecord {
+    /// The kernel's parameters, as its `prepare` set them.
+    pub params: [u8; PARAMS_BYTES],
+    /// First entry of this operator's operands in the operand table (inputs, then outputs).
+    pub operands: u32,
+    /// Persistent data: offset in the arena's data region, and bytes.
+    pub persistent: u32,
+    /// Bytes of persistent data.
+    pub persistent_bytes: u32,
+    /// Scratch: offset in the arena's data region (planned, alive during this operator only).
+    pub scratch: u32,
+    /// Bytes of scratch.
+    pub scratch_bytes: u32,
+    /// The kernel's index in the resolver.
+    pub kernel: u16,
+    /// Inputs.
+    pub inputs: u8,
+    /// Outputs.
+    pub outputs: u8,
+}
+
+impl TensorRecord {
+    pub(crate) fn place(&self) -> Place {
+        Place::from_u8(self.place)
+    }
+
+    pub(crate) fn tensor_type(&self) -> Option<TensorType> {
+        TensorType::from_code(self.dtype as i8)
+    }
+
+    pub(crate) fn shape(&self) -> Shape {
+        let mut s = Shape::scalar();
+        let rank = usize::from(self.rank).min(MAX_DIMS);
+        for (d, &v) in s.dims.iter_mut().zip(&self.dims[..rank]) {
+            *d = v as usize;
+        }
+        s.rank = rank;
+        s
+    }
+}
+
+/// A tensor's shape: up to [`MAX_DIMS`] dimensions, inline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    dims: [usize; MAX_DIMS],
+    rank: usize,
+}
+
+impl Shape {
+    /// The shape of a scalar (rank 0, one element).
+    #[must_use]
+    pub const fn scalar() -> Self {
+        Self {
+            dims: [0; MAX_DIMS],
+            rank: 0,
+        }
+    }
+
+    /// A shape of these dimensions, or `None` if there are more than [`MAX_DIMS`].
+    #[must_use]
+    pub fn new(dims: &[usize]) -> Option<Self> {
+        if dims.len() > MAX_DIMS {
+            return None;
+        }
+        let mut s = Self::scalar();
+        s.dims[..dims.len()].copy_from_slice(dims);
+        s.rank = dims.len();
+        Some(s)
+    }
+
+    /// The dimensions.
+    #[must_use]
+    pub fn dims(&self) -> &[usize] {
+        &self.dims[..self.rank]
+    }
+
+    /// Number of dimensions.
+    #[must_use]
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// Dimension `i`, or `None` past the rank.
+    #[must_use]
+    pub fn dim(&self, i: usize) -> Option<usize> {
+        self.dims().get(i).copied()
+    }
+
+    /// Elements (1 for a scalar). Set-up checked that no tensor's count overflows.
+    #[must_use]
+    pub fn elements(&self) -> usize {
+        self.dims().iter().fold(1usize, |a, &d| a.saturating_mul(d))
+    }
+}
+
+/// The `tessera-core` element type of a tensor type, if tensors of it can be viewed typed.
+#[must_use]
+pub fn dtype_of(t: TensorType) -> Option<DType> {
+    Some(match t {
+        TensorType::Float32 => DType::F32,
+        TensorType::Float64 => DType::F64,
+        TensorType::Int8 => DType::I8,
+        TensorType::Int16 => DType::I16,
+        TensorType::Int32 => DType::I32,
+        TensorType::Int64 => DType::I64,
+        TensorType::Uint8 => DType::U8,
+        TensorType::Uint16 => DType::U16,
+        TensorType::Uint32 => DType::U32,
+        TensorType::Uint64 => DType::U64,
+        TensorType::Bool => DType::Bool,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_are_the_documented_sizes() {
+        assert_eq!(core::mem::size_of::<TensorRecord>(), 40);
+        assert_eq!(core::mem::size_of::<OpRecord>(), 88);
+    }
+}

@@ -1,0 +1,431 @@
+//! Setting a model up: what each tensor needs and where it goes, the kernels' requests, and
+//! the plan. [`measure`] does everything that needs no arena (it also serves
+//! [`Interpreter::required`](super::Interpreter::required)); [`write_tables`] then writes the
+//! records into the arena.
+//!
+//! The arena, from its 16-byte aligned start:
+//!
+//! ```text
+//! [tensor records][operator records][operand table] | data: [persistent][planned]
+//! ```
+//!
+//! Persistent data (constants that cannot be read in place, variables, kernels' persistent
+//! bytes) is laid out back to back in a fixed order (tensors, then operators); planned buffers
+//! (every other tensor, and each operator's scratch) share memory by lifetime, planned with
+//! `tessera-core`'s greedy planner. While planning, the plan's own table lies at the end of
+//! the region, so the region needs at least the header plus that table.
+
+use tessera_core::plan::{Lifetime, PlanBuffer, plan_greedy};
+
+use super::Options;
+use super::error::{ErrorKind, InterpreterError};
+use super::kernel::{Kernel, MAX_INPUTS, MAX_OUTPUTS, Prepare, Requests};
+use super::record::{MAX_DIMS, OpRecord, PARAMS_BYTES, Place, Shape, TensorRecord};
+use super::resolver::OpResolver;
+use crate::model::{Model, Op, Subgraph, Tensor, TensorType};
+
+/// Every buffer in the data region starts on this boundary.
+pub(crate) const ALIGN: usize = 16;
+
+pub(crate) fn align_up(n: usize) -> Option<usize> {
+    n.checked_add(ALIGN - 1).map(|v| v & !(ALIGN - 1))
+}
+
+/// Sizes of the arena's parts, from [`measure`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Measure {
+    pub tensors: usize,
+    pub ops: usize,
+    pub operands: usize,
+    /// Start of the data region.
+    pub data: usize,
+    /// Bytes of persistent data.
+    pub persistent: usize,
+    /// Bytes of the planned part (the plan's peak).
+    pub peak: usize,
+    /// Bytes of the plan table while planning.
+    pub plan_table: usize,
+}
+
+impl Measure {
+    pub(crate) fn header(tensors: usize, ops: usize, operands: usize) -> Option<usize> {
+        let t = tensors.checked_mul(size_of::<TensorRecord>())?;
+        let o = ops.checked_mul(size_of::<OpRecord>())?;
+        let k = operands.checked_mul(4)?;
+        align_up(t.checked_add(o)?.checked_add(k)?)
+    }
+
+    /// Bytes from the aligned start: the data, or the header and the plan's table if that
+    /// is more (the table lies at the end of the region while planning).
+    pub(crate) fn total(&self) -> Option<usize> {
+        let data = self
+            .data
+            .checked_add(self.persistent)?
+            .checked_add(self.peak)?;
+        Some(data.max(self.data.checked_add(self.plan_table)?))
+    }
+}
+
+const TOO_LARGE: InterpreterError = InterpreterError::new(ErrorKind::TooLarge);
+
+/// The shape of tensor `t`, checked: at most [`MAX_DIMS`] non-negative dimensions (the loader
+/// checked that their product does not overflow).
+pub(crate) fn shape_of(t: &Tensor<'_>) -> Result<Shape, InterpreterError> {
+    let at = |k| InterpreterError::at_tensor(k, t.index());
+    let dims = t.shape();
+    if dims.len() > MAX_DIMS {
+        return Err(at(ErrorKind::Shape));
+    }
+    let mut buf = [0usize; MAX_DIMS];
+    for (slot, d) in buf.iter_mut().zip(dims.iter()) {
+        *slot = usize::try_from(d).map_err(|_| at(ErrorKind::Shape))?;
+    }
+    Shape::new(&buf[..dims.len()]).ok_or(at(ErrorKind::Shape))
+}
+
+fn element_bytes(t: TensorType) -> Option<usize> {
+    match t.bits()? {
+        b if b >= 8 && b % 8 == 0 => Some(b as usize / 8),
+        _ => None,
+    }
+}
+
+/// Whether a constant of this type can be read where it lies: the host reads its bytes as
+/// native numbers (little-endian, or one byte each; strings are read byte-wise) and the
+/// address suits the element type.
+fn in_place(t: TensorType, data: &[u8]) -> bool {
+    let Some(size) = element_bytes(t) else {
+        return t == TensorType::String;
+    };
+    let native = cfg!(target_endian = "little") || size == 1;
+    native && (data.as_ptr() as usize) % size.min(8) == 0
+}
+
+/// Where tensor `t` goes and how many bytes it takes.
+pub(crate) fn holding(
+    t: &Tensor<'_>,
+    options: &Options,
+) -> Result<(Shape, Place, usize), InterpreterError> {
+    let at = |k| InterpreterError::at_tensor(k, t.index());
+    let shape = shape_of(t)?;
+    let dtype = t.tensor_type();
+    let unsupported = at(ErrorKind::TensorType { name: dtype.name() });
+    if let Some(data) = t.data() {
+        let place = if t.is_variable() {
+            Place::Persistent
+        } else if in_place(dtype, data) {
+            Place::Model
+        } else {
+            if dtype != TensorType::String && element_bytes(dtype).is_none() {
+                return Err(unsupported);
+            }
+            Place::Persistent
+        };
+        return Ok((shape, place, data.len()));
+    }
+    let bytes = if dtype == TensorType::String {
+        options.string_bytes
+    } else {
+        let size = element_bytes(dtype).ok_or(unsupported)?;
+        shape
+            .dims()
+            .iter()
+            .try_fold(size, |a, &d| a.checked_mul(d))
+            .ok_or(at(ErrorKind::TooLarge))?
+    };
+    if u32::try_from(bytes).is_err() {
+        return Err(at(ErrorKind::TooLarge));
+    }
+    let place = if t.is_variable() {
+        Place::Persistent
+    } else {
+        Place::Planned
+    };
+    Ok((shape, place, bytes))
+}
+
+/// The kernel for operator `j`, or why there is none.
+pub(crate) fn kernel_for(
+    resolver: &dyn OpResolver,
+    graph: &Subgraph<'_>,
+    j: usize,
+) -> Result<(usize, &'static Kernel), InterpreterError> {
+    let op = graph
+        .operators()
+        .get(j)
+        .ok_or(InterpreterError::new(ErrorKind::NoSubgraph))?;
+    match op.op() {
+        Op::Builtin(b) => resolver.find(b).ok_or(InterpreterError::at_op(
+            ErrorKind::UnregisteredOp { name: b.name() },
+            j,
+            b.name(),
+        )),
+        Op::Custom(_) => Err(InterpreterError::at_op(ErrorKind::CustomOp, j, "CUSTOM")),
+        Op::Other(_) => Err(InterpreterError::at_op(
+            ErrorKind::UnregisteredOp {
+                name: "an op newer than this schema",
+            },
+            j,
+            "UNKNOWN",
+        )),
+    }
+}
+
+/// Runs operator `j`'s `prepare`.
+pub(crate) fn prepare(
+    graph: &Subgraph<'_>,
+    options: &Options,
+    kernel: &Kernel,
+    j: usize,
+) -> Result<Requests, InterpreterError> {
+    let operator = graph
+        .operators()
+        .get(j)
+        .ok_or(InterpreterError::new(ErrorKind::NoSubgraph))?;
+    let name = kernel.op.name();
+    let shapes = |i: usize| {
+        let t = graph.tensor(i)?;
+        holding(&t, options).ok().map(|(s, _, _)| s)
+    };
+    let mut ctx = Prepare {
+        graph: *graph,
+        operator,
+        shapes: &shapes,
+        requests: Requests {
+            params: [0; PARAMS_BYTES],
+            persistent: 0,
+            scratch: 0,
+        },
+    };
+    (kernel.prepare)(&mut ctx)
+        .map_err(|e| InterpreterError::at_op(ErrorKind::Kernel(e), j, name))?;
+    Ok(ctx.requests)
+}
+
+/// Measures the arena and plans it, with `plan` as the plan's table (one entry per tensor,
+/// then one per operator's scratch: `tensors + ops` entries).
+pub(crate) fn measure(
+    graph: &Subgraph<'_>,
+    resolver: &dyn OpResolver,
+    options: &Options,
+    plan: &mut [PlanBuffer],
+) -> Result<Measure, InterpreterError> {
+    let tensors = graph.tensors().len();
+    let ops = graph.operators().len();
+    let mut operands = 0usize;
+    for (j, op) in graph.operators().iter().enumerate() {
+        let (n_in, n_out) = (op.inputs().len(), op.outputs().len());
+        if n_in > MAX_INPUTS || n_out > MAX_OUTPUTS {
+            return Err(InterpreterError {
+                kind: ErrorKind::TooManyOperands {
+                    count: n_in.max(n_out),
+                    limit: if n_in > MAX_INPUTS {
+                        MAX_INPUTS
+                    } else {
+                        MAX_OUTPUTS
+                    },
+                },
+                operator: Some(j),
+                op: None,
+                tensor: None,
+            });
+        }
+        operands = operands
+            .checked_add(op.inputs().len() + op.outputs().len())
+            .ok_or(TOO_LARGE)?;
+    }
+    let data = Measure::header(tensors, ops, operands).ok_or(TOO_LARGE)?;
+    let entries = tensors.checked_add(ops).ok_or(TOO_LARGE)?;
+    let available = plan.len();
+    let plan = plan
+        .get_mut(..entries)
+        .ok_or(InterpreterError::new(ErrorKind::PlanScratch {
+            needed: entries,
+            available,
+        }))?;
+    let end = u32::try_from(ops).map_err(|_| TOO_LARGE)?;
+
+    // Tensors: sizes, and lifetimes from the graph's inputs and the operators' operands.
+    let mut persistent = 0usize;
+    for (i, t) in graph.tensors().iter().enumerate() {
+        let (_, place, bytes) = holding(&t, options)?;
+        let size = if place == Place::Planned { bytes } else { 0 };
+        if place == Place::Persistent {
+            persistent =
+                align_up(persistent.checked_add(bytes).ok_or(TOO_LARGE)?).ok_or(TOO_LARGE)?;
+        }
+        // Not yet seen: an empty lifetime, fixed below.
+        plan[i] = PlanBuffer::new(size, ALIGN, Lifetime::new(u32::MAX, 0));
+    }
+    let widen = |plan: &mut [PlanBuffer], i: usize, step: u32| {
+        if let Some(b) = plan.get_mut(i) {
+            let l = b.lifetime();
+            *b = PlanBuffer::new(
+                b.size(),
+                ALIGN,
+                Lifetime::new(l.first.min(step), l.last.max(step)),
+            );
+        }
+    };
+    // Graph inputs are alive from the start and, as in TensorFlow Lite, to the end: they are
+    // kept across invokes. Outputs are alive to the end, to be read.
+    for i in graph.inputs().iter().flatten() {
+        widen(plan, i, 0);
+        widen(plan, i, end);
+    }
+    for i in graph.outputs().iter().flatten() {
+        widen(plan, i, end);
+    }
+    for (j, op) in graph.operators().iter().enumerate() {
+        let step = j as u32;
+        for i in op.inputs().iter().flatten() {
+            if plan
+                .get(i)
+                .is_some_and(|b| b.size() > 0 && b.lifetime().first > step)
+            {
+                let is_input = graph.inputs().iter().flatten().any(|g| g == i);
+                if !is_input {
+                    return Err(InterpreterError {
+                        kind: ErrorKind::NotComputed,
+                        operator: Some(j),
+                        op: None,
+                        tensor: Some(i),
+                    });
+                }
+            }
+            widen(plan, i, step);
+        }
+        for i in op.outputs().iter().flatten() {
+            widen(plan, i, step);
+        }
+    }
+    // Tensors nothing uses: alive at step 0 only, harmlessly.
+    for b in plan[..tensors].iter_mut() {
+        if b.lifetime().first > b.lifetime().last {
+            *b = PlanBuffer::new(b.size(), ALIGN, Lifetime::new(0, 0));
+        }
+    }
+
+    // Operators: kernels, their parameters, persistent and scratch bytes.
+    for j in 0..ops {
+        let (_, kernel) = kernel_for(resolver, graph, j)?;
+        let r = prepare(graph, options, kernel, j)?;
+        if r.persistent > 0 {
+            persistent = align_up(persistent.checked_add(r.persistent).ok_or(TOO_LARGE)?)
+                .ok_or(TOO_LARGE)?;
+        }
+        plan[tensors + j] = PlanBuffer::new(r.scratch, ALIGN, Lifetime::new(j as u32, j as u32));
+    }
+    let plan_table = align_up(
+        entries
+            .checked_mul(size_of::<PlanBuffer>())
+            .ok_or(TOO_LARGE)?,
+    )
+    .ok_or(TOO_LARGE)?;
+    let peak = plan_greedy(plan).map_err(|e| InterpreterError::new(ErrorKind::Plan(e)))?;
+    let peak = align_up(peak).ok_or(TOO_LARGE)?;
+    let m = Measure {
+        tensors,
+        ops,
+        operands,
+        data,
+        persistent,
+        peak,
+        plan_table,
+    };
+    // Every offset in a record is a u32.
+    if m.total().is_none_or(|t| u32::try_from(t).is_err()) {
+        return Err(TOO_LARGE);
+    }
+    Ok(m)
+}
+
+/// The arena's tables, to write.
+pub(crate) struct Tables<'t> {
+    pub records: &'t mut [TensorRecord],
+    pub ops: &'t mut [OpRecord],
+    pub operands: &'t mut [i32],
+}
+
+/// The records, from a finished plan: tensor records with their places and offsets (planned
+/// ones from `plan`, persistent ones laid out in the same order as [`measure`] counted them),
+/// operator records with their kernels' parameters and requests, and the operand table.
+/// Returns, per operator, where its persistent bytes are (for `init`).
+pub(crate) fn write_tables(
+    model: &Model<'_>,
+    graph: &Subgraph<'_>,
+    resolver: &dyn OpResolver,
+    options: &Options,
+    m: &Measure,
+    plan: &[PlanBuffer],
+    tables: Tables<'_>,
+) -> Result<(), InterpreterError> {
+    let Tables {
+        records,
+        ops: op_records,
+        operands: operand_table,
+    } = tables;
+    let model_start = model.bytes().as_ptr() as usize;
+    let mut persistent = 0usize;
+    for (i, t) in graph.tensors().iter().enumerate() {
+        let (shape, place, bytes) = holding(&t, options)?;
+        let mut dims = [0u32; MAX_DIMS];
+        for (d, &s) in dims.iter_mut().zip(shape.dims()) {
+            *d = u32::try_from(s).map_err(|_| TOO_LARGE)?;
+        }
+        let offset = match place {
+            Place::Planned => m.persistent + plan.get(i).map_or(0, PlanBuffer::offset),
+            Place::Persistent => {
+                let at = persistent;
+                persistent = align_up(at + bytes).ok_or(TOO_LARGE)?;
+                at
+            }
+            Place::Model => t.data().map_or(0, |d| d.as_ptr() as usize - model_start),
+            Place::None => 0,
+        };
+        let constant_written = t.data().is_some();
+        records[i] = TensorRecord {
+            dims,
+            offset: u32::try_from(offset).map_err(|_| TOO_LARGE)?,
+            bytes: bytes as u32,
+            len: if t.tensor_type() == TensorType::String && !constant_written {
+                0
+            } else {
+                bytes as u32
+            },
+            rank: shape.rank() as u8,
+            dtype: t.tensor_type() as u8,
+            place: place as u8,
+            written: u8::from(constant_written),
+        };
+    }
+    let tensors = records.len();
+    let mut k = 0usize;
+    for (j, op) in graph.operators().iter().enumerate() {
+        let (index, kernel) = kernel_for(resolver, graph, j)?;
+        let r = prepare(graph, options, kernel, j)?;
+        let start = k;
+        for i in op.inputs().iter().chain(op.outputs().iter()) {
+            operand_table[k] = i.map_or(-1, |i| i as i32);
+            k += 1;
+        }
+        let at = persistent;
+        if r.persistent > 0 {
+            persistent = align_up(at + r.persistent).ok_or(TOO_LARGE)?;
+        }
+        let scratch = plan.get(tensors + j).map_or(0, PlanBuffer::offset);
+        op_records[j] = OpRecord {
+            params: r.params,
+            operands: start as u32,
+            persistent: at as u32,
+            persistent_bytes: r.persistent as u32,
+            scratch: (m.persistent + scratch) as u32,
+            scratch_bytes: r.scratch as u32,
+            kernel: u16::try_from(index).map_err(|_| TOO_LARGE)?,
+            // measure() checked both against MAX_INPUTS / MAX_OUTPUTS.
+            inputs: op.inputs().len() as u8,
+            outputs: op.outputs().len() as u8,
+        };
+    }
+    Ok(())
+}

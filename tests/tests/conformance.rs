@@ -1,0 +1,149 @@
+//! Conformance: every fixture model in `tests/fixtures/models` (made by TensorFlow's converter,
+//! see its README) runs in tessera's interpreter on the reference inputs and gives LiteRT's
+//! reference outputs: floats within 1e-5 absolute plus 1e-5 relative, integers, booleans and
+//! strings exactly. Quantized models are compared with the `ref_out` files (TensorFlow Lite's
+//! reference kernels, `BUILTIN_REF`) and must match exactly.
+
+use std::path::PathBuf;
+
+use tessera_lite::interpreter::{AllOps, Interpreter, Options};
+use tessera_lite::model::{Model, TensorType};
+use tessera_lite::npy::{Npy, NpyType};
+
+fn fixture(name: &str) -> Option<Vec<u8>> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/models")
+        .join(name);
+    std::fs::read(path).ok()
+}
+
+/// A copy of `bytes` starting `shift` bytes past a 16-byte boundary, so constants are read in
+/// place at shift 0 (the interpreter copies them otherwise; `unaligned_models_run_the_same`
+/// checks that path). Returns the buffer and where the copy starts.
+fn placed(bytes: &[u8], shift: usize) -> (Vec<u8>, usize) {
+    let mut buf = vec![0u8; bytes.len() + 32];
+    let at = buf.as_ptr().align_offset(16) + shift;
+    buf[at..at + bytes.len()].copy_from_slice(bytes);
+    (buf, at)
+}
+
+fn npy_type(t: TensorType) -> Option<NpyType> {
+    Some(match t {
+        TensorType::Float32 => NpyType::F32,
+        TensorType::Float64 => NpyType::F64,
+        TensorType::Int8 => NpyType::I8,
+        TensorType::Int16 => NpyType::I16,
+        TensorType::Int32 => NpyType::I32,
+        TensorType::Int64 => NpyType::I64,
+        TensorType::Uint8 => NpyType::U8,
+        TensorType::Bool => NpyType::Bool,
+        _ => return None,
+    })
+}
+
+/// Runs fixture `name` (shifted `shift` bytes from a 16-byte boundary) and compares every
+/// output with `NAME.{reference}{J}.npy`.
+fn check(name: &str, reference: &str, shift: usize) {
+    let bytes = fixture(&format!("{name}.tflite")).expect("fixture model");
+    let (buf, at) = placed(&bytes, shift);
+    let model_bytes = &buf[at..at + bytes.len()];
+    let model = Model::load(model_bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let options = Options::default();
+    let needed =
+        Interpreter::required(&model, &AllOps, &options).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let mut arena = vec![0u8; needed];
+    let mut it = Interpreter::new(model, &AllOps, &mut arena, &options)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert!(it.arena_used_bytes() <= needed);
+
+    for k in 0..it.input_count() {
+        let file = fixture(&format!("{name}.in{k}.npy")).expect("reference input");
+        let npy = Npy::parse(&file).unwrap();
+        let t = it.input_tensor(k).unwrap();
+        let ty = it.tensor_type(t).unwrap();
+        if ty == TensorType::String {
+            let strings: Vec<&[u8]> = npy.strings().collect();
+            it.set_input_strings(k, strings).unwrap();
+        } else {
+            assert_eq!(Some(npy.dtype), npy_type(ty), "{name}: input {k} type");
+            let dst = it.input_bytes_mut(k).unwrap();
+            assert_eq!(dst.len(), npy.data.len(), "{name}: input {k} bytes");
+            to_native(&npy, dst);
+        }
+    }
+    it.invoke().unwrap_or_else(|e| panic!("{name}: {e}"));
+
+    for j in 0..it.output_count() {
+        let file = fixture(&format!("{name}.{reference}{j}.npy")).expect("reference output");
+        let want = Npy::parse(&file).unwrap();
+        let t = it.output_tensor(j).unwrap();
+        let ty = it.tensor_type(t).unwrap();
+        let shape = it.tensor_shape(t).unwrap();
+        assert_eq!(shape.dims(), &want.shape[..], "{name}: output {j} shape");
+        if ty == TensorType::String {
+            let got: Vec<&[u8]> = it.output_strings(j).unwrap().iter().collect();
+            let want: Vec<&[u8]> = want.strings().collect();
+            assert_eq!(got, want, "{name}: output {j}");
+            continue;
+        }
+        let mut got = it.output_bytes(j).unwrap().to_vec();
+        from_native(want.dtype, &mut got);
+        if want.dtype == NpyType::F32 {
+            for (i, (g, w)) in got.chunks(4).zip(want.data.chunks(4)).enumerate() {
+                let g = f32::from_le_bytes(g.try_into().unwrap());
+                let w = f32::from_le_bytes(w.try_into().unwrap());
+                let ok = (g - w).abs() <= 1e-5 + 1e-5 * w.abs() || (g.is_nan() && w.is_nan());
+                assert!(ok, "{name}: output {j}[{i}] = {g}, LiteRT {w}");
+            }
+        } else {
+            assert_eq!(got, want.data, "{name}: output {j} ({:?})", want.dtype);
+        }
+    }
+}
+
+/// Little-endian `.npy` bytes into the host's order (a no-op on little-endian hosts).
+fn to_native(npy: &Npy, dst: &mut [u8]) {
+    dst.copy_from_slice(&npy.data);
+    swap_if_big_endian(npy.dtype, dst);
+}
+
+fn from_native(t: NpyType, bytes: &mut [u8]) {
+    swap_if_big_endian(t, bytes);
+}
+
+fn swap_if_big_endian(t: NpyType, bytes: &mut [u8]) {
+    let size = t.size();
+    if cfg!(target_endian = "big") && size > 1 && !matches!(t, NpyType::Bytes(_)) {
+        for w in bytes.chunks_exact_mut(size) {
+            w.reverse();
+        }
+    }
+}
+
+macro_rules! conformance {
+    ($($(#[$m:meta])* $test:ident: $name:literal, $reference:literal;)*) => {$(
+        $(#[$m])*
+        #[test]
+        fn $test() {
+            check($name, $reference, 0);
+        }
+    )*};
+}
+
+conformance! {
+    ctr: "ctr", "out";
+    ctr_b4: "ctr_b4", "out";
+    strings: "strings", "out";
+    sparse: "sparse", "out";
+    sparse_block: "sparse_block", "out";
+    ops_elementwise: "ops_elementwise", "out";
+    ops_reduce: "ops_reduce", "out";
+    ops_shape: "ops_shape", "out";
+    ops_dynamic: "ops_dynamic", "out";
+}
+
+#[test]
+fn unaligned_models_run_the_same() {
+    // A model at an odd address: constants are copied once at setup instead of read in place.
+    check("sparse", "out", 1);
+}
