@@ -138,6 +138,29 @@ impl<'m> Prepare<'_, 'm> {
         self.desc(self.operator.inputs().get(i))
     }
 
+    /// The sparse constant behind input `i`, if any: the input itself when it is a constant
+    /// stored sparse, or the sparse constant a DENSIFY expands into it. A kernel that reads
+    /// the sparse form directly (FULLY_CONNECTED) uses it and never reads input `i`; when every
+    /// reader of a DENSIFY's output does, the interpreter folds the DENSIFY away (its output
+    /// takes no arena bytes). Read it in `eval` with [`Eval::constant`].
+    #[must_use]
+    pub fn sparse_source(&self, i: usize) -> Option<Desc<'m>> {
+        let t = self.operator.inputs().get(i)??;
+        let src = super::setup::sparse_source(&self.graph, t)?;
+        self.desc(Some(Some(src.index())))
+    }
+
+    /// Whether output `i` is folded away (see [`sparse_source`](Self::sparse_source)): the
+    /// kernel must not compute it.
+    #[must_use]
+    pub fn output_folded(&self, i: usize) -> bool {
+        self.operator
+            .outputs()
+            .get(i)
+            .flatten()
+            .is_some_and(|t| super::setup::folded(&self.graph, t))
+    }
+
     /// Output `i`.
     ///
     /// # Errors
@@ -343,6 +366,28 @@ impl<'e> Eval<'e> {
                     what: "an input overlaps an output",
                 })
             }
+        }
+    }
+
+    /// The bytes of constant tensor `tensor` (a subgraph tensor index, e.g. a
+    /// [`Prepare::sparse_source`] recorded in the parameters), in the host's byte order.
+    ///
+    /// # Errors
+    /// A mismatch if `tensor` is not a constant.
+    pub fn constant(&self, tensor: usize) -> Result<&'e [u8], KernelError> {
+        let not_constant = KernelError::Mismatch {
+            what: "tensor is not a constant",
+        };
+        let r = self.records.get(tensor).ok_or(not_constant)?;
+        let (start, end) = (r.offset as usize, r.offset as usize + r.len as usize);
+        match r.place() {
+            Place::Model => self.model.get(start..end).ok_or(BAD_BYTES),
+            Place::Persistent => self
+                .rest
+                .iter()
+                .find_map(|&(at, p)| p.get(start.checked_sub(at)?..end.checked_sub(at)?))
+                .ok_or(BAD_BYTES),
+            _ => Err(not_constant),
         }
     }
 

@@ -244,7 +244,7 @@ impl<'m, 'a> Interpreter<'m, 'a> {
             used: pad + total,
         };
         this.copy_constants()?;
-        this.run_inits(options)?;
+        this.run_inits()?;
         Ok(this)
     }
 
@@ -299,16 +299,16 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         Ok(())
     }
 
-    fn run_inits(&mut self, options: &Options) -> Result<(), InterpreterError> {
+    fn run_inits(&mut self) -> Result<(), InterpreterError> {
         for j in 0..self.measure.ops {
             let rec = self.op_record(j);
             let kernel = self.kernel(j, &rec)?;
             let Some(init) = kernel.init else { continue };
-            let requests = setup::prepare(&self.graph, options, kernel, j)?;
+            let requests = setup::prepare(&self.graph, kernel, j)?;
             let graph = self.graph;
             let shapes = |i: usize| {
                 let t = graph.tensor(i)?;
-                setup::holding(&t, options).ok().map(|(s, _, _)| s)
+                setup::shape_of(&t).ok()
             };
             let start = rec.persistent as usize;
             let end = start + rec.persistent_bytes as usize;

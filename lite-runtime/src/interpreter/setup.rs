@@ -22,7 +22,7 @@ use super::error::{ErrorKind, InterpreterError};
 use super::kernel::{Kernel, MAX_INPUTS, MAX_OUTPUTS, Prepare, Requests};
 use super::record::{MAX_DIMS, OpRecord, PARAMS_BYTES, Place, Shape, TensorRecord};
 use super::resolver::OpResolver;
-use crate::model::{Model, Op, Subgraph, Tensor, TensorType};
+use crate::model::{BuiltinOperator, Model, Op, Subgraph, Tensor, TensorType};
 
 /// Every buffer in the data region starts on this boundary.
 pub(crate) const ALIGN: usize = 16;
@@ -103,11 +103,15 @@ fn in_place(t: TensorType, data: &[u8]) -> bool {
 
 /// Where tensor `t` goes and how many bytes it takes.
 pub(crate) fn holding(
+    graph: &Subgraph<'_>,
     t: &Tensor<'_>,
     options: &Options,
 ) -> Result<(Shape, Place, usize), InterpreterError> {
     let at = |k| InterpreterError::at_tensor(k, t.index());
     let shape = shape_of(t)?;
+    if folded(graph, t.index()) {
+        return Ok((shape, Place::None, 0));
+    }
     let dtype = t.tensor_type();
     let unsupported = at(ErrorKind::TensorType { name: dtype.name() });
     if let Some(data) = t.data() {
@@ -144,6 +148,56 @@ pub(crate) fn holding(
     Ok((shape, place, bytes))
 }
 
+/// The sparse constant that DENSIFY operator `j` reads, if it is one (a constant with
+/// sparsity parameters).
+fn densify_source<'m>(graph: &Subgraph<'m>, op: &crate::model::Operator<'m>) -> Option<Tensor<'m>> {
+    if op.op() != Op::Builtin(BuiltinOperator::Densify) {
+        return None;
+    }
+    let src = graph.tensor(op.inputs().get(0)??)?;
+    (src.data().is_some() && src.sparsity().is_some()).then_some(src)
+}
+
+/// The sparse constant behind tensor `t`: `t` itself if it is a constant stored sparse, or
+/// the sparse constant a DENSIFY turns into `t`.
+pub(crate) fn sparse_source<'m>(graph: &Subgraph<'m>, t: usize) -> Option<Tensor<'m>> {
+    let tensor = graph.tensor(t)?;
+    if tensor.data().is_some() {
+        return tensor.sparsity().is_some().then_some(tensor);
+    }
+    let producer = graph
+        .operators()
+        .iter()
+        .find(|op| op.outputs().iter().any(|o| o == Some(t)))?;
+    densify_source(graph, &producer)
+}
+
+/// Whether tensor `t` is folded away: the output of a DENSIFY of a sparse constant, read only
+/// as the weights of FULLY_CONNECTED operators (which read the sparse constant directly), and
+/// not a graph output. It then takes no bytes, and the DENSIFY does nothing.
+pub(crate) fn folded(graph: &Subgraph<'_>, t: usize) -> bool {
+    if graph.tensor(t).is_none_or(|x| x.data().is_some()) {
+        return false;
+    }
+    if graph.outputs().iter().any(|o| o == Some(t)) || sparse_source(graph, t).is_none() {
+        return false;
+    }
+    graph.operators().iter().all(|op| {
+        let reads = op.inputs().iter().position(|i| i == Some(t));
+        match reads {
+            None => true,
+            Some(_) => {
+                op.op() == Op::Builtin(BuiltinOperator::FullyConnected)
+                    && op
+                        .inputs()
+                        .iter()
+                        .enumerate()
+                        .all(|(k, i)| i != Some(t) || k == 1)
+            }
+        }
+    })
+}
+
 /// The kernel for operator `j`, or why there is none.
 pub(crate) fn kernel_for(
     resolver: &dyn OpResolver,
@@ -174,7 +228,6 @@ pub(crate) fn kernel_for(
 /// Runs operator `j`'s `prepare`.
 pub(crate) fn prepare(
     graph: &Subgraph<'_>,
-    options: &Options,
     kernel: &Kernel,
     j: usize,
 ) -> Result<Requests, InterpreterError> {
@@ -185,7 +238,7 @@ pub(crate) fn prepare(
     let name = kernel.op.name();
     let shapes = |i: usize| {
         let t = graph.tensor(i)?;
-        holding(&t, options).ok().map(|(s, _, _)| s)
+        shape_of(&t).ok()
     };
     let mut ctx = Prepare {
         graph: *graph,
@@ -248,7 +301,7 @@ pub(crate) fn measure(
     // Tensors: sizes, and lifetimes from the graph's inputs and the operators' operands.
     let mut persistent = 0usize;
     for (i, t) in graph.tensors().iter().enumerate() {
-        let (_, place, bytes) = holding(&t, options)?;
+        let (_, place, bytes) = holding(graph, &t, options)?;
         let size = if place == Place::Planned { bytes } else { 0 };
         if place == Place::Persistent {
             persistent =
@@ -309,7 +362,7 @@ pub(crate) fn measure(
     // Operators: kernels, their parameters, persistent and scratch bytes.
     for j in 0..ops {
         let (_, kernel) = kernel_for(resolver, graph, j)?;
-        let r = prepare(graph, options, kernel, j)?;
+        let r = prepare(graph, kernel, j)?;
         if r.persistent > 0 {
             persistent = align_up(persistent.checked_add(r.persistent).ok_or(TOO_LARGE)?)
                 .ok_or(TOO_LARGE)?;
@@ -368,7 +421,7 @@ pub(crate) fn write_tables(
     let model_start = model.bytes().as_ptr() as usize;
     let mut persistent = 0usize;
     for (i, t) in graph.tensors().iter().enumerate() {
-        let (shape, place, bytes) = holding(&t, options)?;
+        let (shape, place, bytes) = holding(graph, &t, options)?;
         let mut dims = [0u32; MAX_DIMS];
         for (d, &s) in dims.iter_mut().zip(shape.dims()) {
             *d = u32::try_from(s).map_err(|_| TOO_LARGE)?;
@@ -403,7 +456,7 @@ pub(crate) fn write_tables(
     let mut k = 0usize;
     for (j, op) in graph.operators().iter().enumerate() {
         let (index, kernel) = kernel_for(resolver, graph, j)?;
-        let r = prepare(graph, options, kernel, j)?;
+        let r = prepare(graph, kernel, j)?;
         let start = k;
         for i in op.inputs().iter().chain(op.outputs().iter()) {
             operand_table[k] = i.map_or(-1, |i| i as i32);
