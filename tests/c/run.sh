@@ -21,7 +21,9 @@ else
 fi
 
 cargo build --quiet -p tessera-capi --lib
-cc -std=c11 -Wall -Wextra -Werror -g -fsanitize=address,undefined -fno-omit-frame-pointer \
-  -I lite-runtime/capi/include tests/c/tstring_test.c target/debug/libtessera.a \
-  -lpthread -ldl -lm -o "$out/tstring_test"
-"$out/tstring_test"
+for t in tstring_test interpreter_test; do
+  cc -std=c11 -Wall -Wextra -Werror -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+    -I lite-runtime/capi/include "tests/c/$t.c" target/debug/libtessera.a \
+    -lpthread -ldl -lm -o "$out/$t"
+  "$out/$t"
+done

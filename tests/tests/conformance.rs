@@ -134,6 +134,7 @@ conformance! {
     ctr: "ctr", "out";
     ctr_b4: "ctr_b4", "out";
     strings: "strings", "out";
+    strings_ops: "strings_ops", "out";
     sparse: "sparse", "out";
     sparse_block: "sparse_block", "out";
     ops_elementwise: "ops_elementwise", "out";

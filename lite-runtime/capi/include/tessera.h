@@ -16,12 +16,18 @@ typedef enum TesseraStatus {
   TESSERA_OK = 0,
   // A required pointer was null.
   TESSERA_NULL_ARGUMENT = 1,
-  // The input bytes are not a valid string tensor.
+  // The input bytes are not a valid string tensor, or not a valid model.
   TESSERA_MALFORMED = 2,
   // The output buffer is too small; the size needed was written to the size out-parameter.
   TESSERA_BUFFER_TOO_SMALL = 3,
   // A string or tensor exceeds what the format can encode.
   TESSERA_TOO_LARGE = 4,
+  // The model uses an op, or a tensor type, that no kernel here runs.
+  TESSERA_UNSUPPORTED = 5,
+  // No such input, output or tensor, or not of the type asked for.
+  TESSERA_NO_SUCH_TENSOR = 6,
+  // A kernel failed (a bad index in the data, shapes that do not fit): see the error.
+  TESSERA_FAILED = 7,
 } TesseraStatus;
 
 // `TF_TString_Type`, with TensorFlow's names under the `TESSERA_` prefix.
@@ -35,6 +41,37 @@ typedef enum TesseraTStringType {
   // Borrowed bytes (optionally with a ref-counted owner).
   TESSERA_TSTR_VIEW = 3,
 } TesseraTStringType;
+
+// An interpreter, in memory the caller allocates: [`tessera_interpreter_size`] bytes aligned
+// to [`tessera_interpreter_align`]. Opaque.
+typedef struct TesseraInterpreter TesseraInterpreter;
+
+// Where and why a call failed. `message` is NUL-terminated (cut to fit).
+typedef struct TesseraError {
+  // The operator concerned, or -1.
+  int64_t operator_index;
+  // The tensor concerned, or -1.
+  int64_t tensor_index;
+  // For a malformed model: the byte offset in the file; else -1.
+  int64_t byte_offset;
+  // For `TESSERA_BUFFER_TOO_SMALL`: the bytes needed; else 0.
+  uint64_t needed;
+  // What went wrong, for people.
+  char message[256];
+} TesseraError;
+
+// A tensor's element type (TensorFlow Lite's `TensorType` code), shape and bytes.
+typedef struct TesseraTensorInfo {
+  // `TensorType` code: 0 FLOAT32, 2 INT32, 3 UINT8, 4 INT64, 5 STRING, 6 BOOL, 7 INT16,
+  // 9 INT8, ...
+  int32_t tensor_type;
+  // Dimensions used in `dims`.
+  uint32_t rank;
+  // The dimensions (the first `rank`).
+  uint64_t dims[6];
+  // Bytes of the tensor's data (strings: the byte budget).
+  uint64_t bytes;
+} TesseraTensorInfo;
 
 // `TF_TString_Small`.
 typedef struct TesseraTStringSmall {
@@ -113,6 +150,154 @@ typedef struct TesseraTString {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+// Bytes of an interpreter struct.
+size_t tessera_interpreter_size(void);
+
+// Alignment an interpreter struct needs.
+size_t tessera_interpreter_align(void);
+
+// Checks the model (`model_len` bytes) and writes to `*arena_size` the bytes an arena needs
+// for it, each string tensor that is not a constant getting `string_bytes` (0: the default,
+// 1 024).
+//
+// # Safety
+// `model` is readable for `model_len` bytes; `arena_size` writable; `err` null or writable.
+enum TesseraStatus tessera_model_arena_size(const uint8_t *model,
+                                            size_t model_len,
+                                            size_t string_bytes,
+                                            size_t *arena_size,
+                                            struct TesseraError *err);
+
+// Sets up an interpreter in `interp` (memory of [`tessera_interpreter_size`] bytes, aligned
+// to [`tessera_interpreter_align`]) for the model, over the arena. The model and the arena
+// must outlive the interpreter and not move. On failure `interp` holds nothing.
+//
+// # Safety
+// `interp` is writable for [`tessera_interpreter_size`] bytes; `model` readable for
+// `model_len` bytes and `arena` writable for `arena_len` bytes, both until
+// [`tessera_interpreter_deinit`], and not otherwise used meanwhile; `err` null or writable.
+enum TesseraStatus tessera_interpreter_init(struct TesseraInterpreter *interp,
+                                            const uint8_t *model,
+                                            size_t model_len,
+                                            uint8_t *arena,
+                                            size_t arena_len,
+                                            size_t string_bytes,
+                                            struct TesseraError *err);
+
+// Ends the interpreter's use of the model and arena (nothing to free: the caller owns all
+// the memory). `interp` may then be reused or freed.
+//
+// # Safety
+// `interp` is null or set up by [`tessera_interpreter_init`] and not deinitialised yet.
+void tessera_interpreter_deinit(struct TesseraInterpreter *interp);
+
+// Bytes of the arena in use (0 for a null interpreter).
+//
+// # Safety
+// `interp` is null or a live interpreter.
+size_t tessera_interpreter_arena_used(const struct TesseraInterpreter *interp);
+
+// Number of graph inputs (0 for a null interpreter).
+//
+// # Safety
+// `interp` is null or a live interpreter.
+size_t tessera_interpreter_input_count(const struct TesseraInterpreter *interp);
+
+// Number of graph outputs (0 for a null interpreter).
+//
+// # Safety
+// `interp` is null or a live interpreter.
+size_t tessera_interpreter_output_count(const struct TesseraInterpreter *interp);
+
+// Writes graph input `i`'s type and shape to `*out`.
+//
+// # Safety
+// `interp` is null or a live interpreter; `out` null or writable.
+enum TesseraStatus tessera_interpreter_input_info(const struct TesseraInterpreter *interp,
+                                                  size_t i,
+                                                  struct TesseraTensorInfo *out);
+
+// Writes graph output `j`'s type and shape to `*out`.
+//
+// # Safety
+// `interp` is null or a live interpreter; `out` null or writable.
+enum TesseraStatus tessera_interpreter_output_info(const struct TesseraInterpreter *interp,
+                                                   size_t j,
+                                                   struct TesseraTensorInfo *out);
+
+// The position of the graph input named `name` (a NUL-terminated tensor name), or -1.
+//
+// # Safety
+// `interp` is null or a live interpreter; `name` null or NUL-terminated.
+int64_t tessera_interpreter_input_index(const struct TesseraInterpreter *interp, const char *name);
+
+// The position of the graph output named `name` (a NUL-terminated tensor name), or -1.
+//
+// # Safety
+// `interp` is null or a live interpreter; `name` null or NUL-terminated.
+int64_t tessera_interpreter_output_index(const struct TesseraInterpreter *interp, const char *name);
+
+// Writes to `*data` and `*len` where graph input `i`'s bytes are, to fill in the host's
+// byte order (not for string inputs: use [`tessera_interpreter_set_input_strings`]).
+//
+// # Safety
+// `interp` is null or a live interpreter; `data`, `len` writable.
+enum TesseraStatus tessera_interpreter_input_data(struct TesseraInterpreter *interp,
+                                                  size_t i,
+                                                  uint8_t **data,
+                                                  size_t *len);
+
+// Sets string input `i` to `n` strings (`strings[k]`, `lens[k]` bytes each), encoded into
+// its byte budget in the arena; nothing is allocated. Over the budget:
+// `TESSERA_BUFFER_TOO_SMALL` with the bytes needed in `err->needed`.
+//
+// # Safety
+// `interp` is null or a live interpreter; `strings` and `lens` hold `n` entries, each string
+// readable for its length (null only if its length is 0); `err` null or writable.
+enum TesseraStatus tessera_interpreter_set_input_strings(struct TesseraInterpreter *interp,
+                                                         size_t i,
+                                                         const uint8_t *const *strings,
+                                                         const size_t *lens,
+                                                         size_t n,
+                                                         struct TesseraError *err);
+
+// Runs the model. Allocates nothing. A bad index in the data, or strings over a budget,
+// fail with the operator named in `err`.
+//
+// # Safety
+// `interp` is null or a live interpreter; `err` null or writable.
+enum TesseraStatus tessera_interpreter_invoke(struct TesseraInterpreter *interp,
+                                              struct TesseraError *err);
+
+// Writes to `*data` and `*len` where graph output `j`'s bytes are (host byte order; for a
+// string output, its TFLite encoding).
+//
+// # Safety
+// `interp` is null or a live interpreter; `data`, `len` writable.
+enum TesseraStatus tessera_interpreter_output_data(const struct TesseraInterpreter *interp,
+                                                   size_t j,
+                                                   const uint8_t **data,
+                                                   size_t *len);
+
+// Writes to `*count` the number of strings in string output `j`.
+//
+// # Safety
+// `interp` is null or a live interpreter; `count` writable.
+enum TesseraStatus tessera_interpreter_output_string_count(const struct TesseraInterpreter *interp,
+                                                           size_t j,
+                                                           size_t *count);
+
+// Writes to `*data` and `*len` string `k` of string output `j` (not NUL-terminated; valid
+// until the next invoke).
+//
+// # Safety
+// `interp` is null or a live interpreter; `data`, `len` writable.
+enum TesseraStatus tessera_interpreter_output_string(const struct TesseraInterpreter *interp,
+                                                     size_t j,
+                                                     size_t k,
+                                                     const uint8_t **data,
+                                                     size_t *len);
 
 // Validates a TFLite string tensor of `len` bytes and writes its string count to `*count`.
 //

@@ -8,6 +8,7 @@
 //! exactly as it would TensorFlow's. `include/tessera.h` is generated from this crate by
 //! cbindgen (the command is at the top of `cbindgen.toml`).
 
+pub mod interpreter;
 pub mod status;
 pub mod tensor;
 pub mod tstring;

@@ -6,9 +6,9 @@ extern crate std;
 use core::ffi::c_char;
 use std::vec;
 
+use super::{TesseraStatus, TesseraTStringType as T};
 use crate::tensor::*;
 use crate::tstring::*;
-use super::{TesseraStatus, TesseraTStringType as T};
 
 fn new() -> TesseraTString {
     let mut s = core::mem::MaybeUninit::<TesseraTString>::uninit();

@@ -1,0 +1,655 @@
+//! The model interpreter across the C ABI: a C caller owns every byte. It asks for the arena's
+//! size ([`tessera_model_arena_size`]) and the interpreter struct's size and alignment
+//! ([`tessera_interpreter_size`], [`tessera_interpreter_align`]), allocates both however it
+//! likes, sets the interpreter up over them ([`tessera_interpreter_init`]), fills inputs,
+//! invokes and reads outputs. Only [`tessera_model_arena_size`] allocates (a temporary plan
+//! table, one entry per tensor and operator); set-up, invoke and every accessor do not.
+//!
+//! The model bytes and the arena must stay alive and unmoved while the interpreter is used;
+//! [`tessera_interpreter_deinit`] ends its use (it frees nothing: the caller owns the memory).
+
+use core::ffi::c_char;
+
+use tessera_core::plan::{Lifetime, PlanBuffer};
+use tessera_lite::interpreter::{AllOps, ErrorKind, Interpreter, InterpreterError, Options};
+use tessera_lite::model::{Model, ModelError};
+
+use crate::status::TesseraStatus;
+
+/// An interpreter, in memory the caller allocates: [`tessera_interpreter_size`] bytes aligned
+/// to [`tessera_interpreter_align`]. Opaque.
+pub struct TesseraInterpreter {
+    _opaque: [u8; 0],
+}
+
+/// Where and why a call failed. `message` is NUL-terminated (cut to fit).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct TesseraError {
+    /// The operator concerned, or -1.
+    pub operator_index: i64,
+    /// The tensor concerned, or -1.
+    pub tensor_index: i64,
+    /// For a malformed model: the byte offset in the file; else -1.
+    pub byte_offset: i64,
+    /// For `TESSERA_BUFFER_TOO_SMALL`: the bytes needed; else 0.
+    pub needed: u64,
+    /// What went wrong, for people.
+    pub message: [c_char; 256],
+}
+
+/// A tensor's element type (TensorFlow Lite's `TensorType` code), shape and bytes.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct TesseraTensorInfo {
+    /// `TensorType` code: 0 FLOAT32, 2 INT32, 3 UINT8, 4 INT64, 5 STRING, 6 BOOL, 7 INT16,
+    /// 9 INT8, ...
+    pub tensor_type: i32,
+    /// Dimensions used in `dims`.
+    pub rank: u32,
+    /// The dimensions (the first `rank`).
+    pub dims: [u64; 6],
+    /// Bytes of the tensor's data (strings: the byte budget).
+    pub bytes: u64,
+}
+
+/// cbindgen:ignore
+type Interp = Interpreter<'static, 'static>;
+
+fn write_message(err: &mut TesseraError, text: &dyn core::fmt::Display) {
+    struct Cursor<'b> {
+        buf: &'b mut [c_char; 256],
+        at: usize,
+    }
+    impl core::fmt::Write for Cursor<'_> {
+        fn write_str(&mut self, s: &str) -> core::fmt::Result {
+            for &b in s.as_bytes() {
+                if self.at + 1 >= self.buf.len() {
+                    break;
+                }
+                self.buf[self.at] = b as c_char;
+                self.at += 1;
+            }
+            Ok(())
+        }
+    }
+    let mut c = Cursor {
+        buf: &mut err.message,
+        at: 0,
+    };
+    let _ = core::fmt::write(&mut c, format_args!("{text}"));
+    let at = c.at;
+    err.message[at] = 0;
+}
+
+fn blank() -> TesseraError {
+    TesseraError {
+        operator_index: -1,
+        tensor_index: -1,
+        byte_offset: -1,
+        needed: 0,
+        message: [0; 256],
+    }
+}
+
+/// # Safety
+/// `err` is null or writable.
+unsafe fn report(err: *mut TesseraError, e: TesseraError) {
+    if !err.is_null() {
+        // SAFETY: non-null, and writable by the caller's contract.
+        unsafe { err.write(e) };
+    }
+}
+
+fn model_error(e: &ModelError) -> (TesseraStatus, TesseraError) {
+    let mut r = blank();
+    r.byte_offset = i64::try_from(e.offset).unwrap_or(-1);
+    r.operator_index = e.location.operator.map_or(-1, |i| i as i64);
+    r.tensor_index = e.location.tensor.map_or(-1, |i| i as i64);
+    write_message(&mut r, e);
+    (TesseraStatus::TESSERA_MALFORMED, r)
+}
+
+fn interpreter_error(e: &InterpreterError) -> (TesseraStatus, TesseraError) {
+    let mut r = blank();
+    r.operator_index = e.operator.map_or(-1, |i| i as i64);
+    r.tensor_index = e.tensor.map_or(-1, |i| i as i64);
+    let status = match e.kind {
+        ErrorKind::ArenaTooSmall { needed, .. } => {
+            r.needed = needed as u64;
+            TesseraStatus::TESSERA_BUFFER_TOO_SMALL
+        }
+        ErrorKind::InputStrings { needed, .. } => {
+            r.needed = needed as u64;
+            TesseraStatus::TESSERA_BUFFER_TOO_SMALL
+        }
+        ErrorKind::UnregisteredOp { .. } | ErrorKind::CustomOp | ErrorKind::TensorType { .. } => {
+            TesseraStatus::TESSERA_UNSUPPORTED
+        }
+        ErrorKind::NoSuchTensor | ErrorKind::WrongType { .. } => {
+            TesseraStatus::TESSERA_NO_SUCH_TENSOR
+        }
+        ErrorKind::TooLarge => TesseraStatus::TESSERA_TOO_LARGE,
+        _ => TesseraStatus::TESSERA_FAILED,
+    };
+    write_message(&mut r, e);
+    (status, r)
+}
+
+/// # Safety
+/// `p` is null or readable for `len` bytes for `'a`.
+unsafe fn bytes<'a>(p: *const u8, len: usize) -> Option<&'a [u8]> {
+    if p.is_null() {
+        return (len == 0).then_some(&[]);
+    }
+    // SAFETY: caller contract: readable for `len` bytes while `'a` lasts.
+    Some(unsafe { core::slice::from_raw_parts(p, len) })
+}
+
+/// Bytes of an interpreter struct.
+#[unsafe(no_mangle)]
+pub extern "C" fn tessera_interpreter_size() -> usize {
+    size_of::<Interp>()
+}
+
+/// Alignment an interpreter struct needs.
+#[unsafe(no_mangle)]
+pub extern "C" fn tessera_interpreter_align() -> usize {
+    align_of::<Interp>()
+}
+
+fn options(string_bytes: usize) -> Options {
+    let mut o = Options::default();
+    if string_bytes > 0 {
+        o.string_bytes = string_bytes;
+    }
+    o
+}
+
+/// Checks the model (`model_len` bytes) and writes to `*arena_size` the bytes an arena needs
+/// for it, each string tensor that is not a constant getting `string_bytes` (0: the default,
+/// 1 024).
+///
+/// # Safety
+/// `model` is readable for `model_len` bytes; `arena_size` writable; `err` null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tessera_model_arena_size(
+    model: *const u8,
+    model_len: usize,
+    string_bytes: usize,
+    arena_size: *mut usize,
+    err: *mut TesseraError,
+) -> TesseraStatus {
+    // SAFETY: caller contract.
+    let Some(bytes) = (unsafe { bytes(model, model_len) }) else {
+        return TesseraStatus::TESSERA_NULL_ARGUMENT;
+    };
+    if arena_size.is_null() {
+        return TesseraStatus::TESSERA_NULL_ARGUMENT;
+    }
+    let model = match Model::load(bytes) {
+        Ok(m) => m,
+        Err(e) => {
+            let (s, r) = model_error(&e);
+            // SAFETY: caller contract.
+            unsafe { report(err, r) };
+            return s;
+        }
+    };
+    let entries = model
+        .subgraph(0)
+        .map_or(0, |g| g.tensors().len() + g.operators().len());
+    let mut plan = vec![PlanBuffer::new(0, 1, Lifetime::ALWAYS); entries];
+    match Interpreter::required_with(&model, &AllOps, &options(string_bytes), &mut plan) {
+        Ok(n) => {
+            // SAFETY: checked non-null; caller contract.
+            unsafe { arena_size.write(n) };
+            TesseraStatus::TESSERA_OK
+        }
+        Err(e) => {
+            let (s, r) = interpreter_error(&e);
+            // SAFETY: caller contract.
+            unsafe { report(err, r) };
+            s
+        }
+    }
+}
+
+/// Sets up an interpreter in `interp` (memory of [`tessera_interpreter_size`] bytes, aligned
+/// to [`tessera_interpreter_align`]) for the model, over the arena. The model and the arena
+/// must outlive the interpreter and not move. On failure `interp` holds nothing.
+///
+/// # Safety
+/// `interp` is writable for [`tessera_interpreter_size`] bytes; `model` readable for
+/// `model_len` bytes and `arena` writable for `arena_len` bytes, both until
+/// [`tessera_interpreter_deinit`], and not otherwise used meanwhile; `err` null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tessera_interpreter_init(
+    interp: *mut TesseraInterpreter,
+    model: *const u8,
+    model_len: usize,
+    arena: *mut u8,
+    arena_len: usize,
+    string_bytes: usize,
+    err: *mut TesseraError,
+) -> TesseraStatus {
+    if interp.is_null() || arena.is_null() {
+        return TesseraStatus::TESSERA_NULL_ARGUMENT;
+    }
+    if (interp as usize) % align_of::<Interp>() != 0 {
+        let mut r = blank();
+        write_message(
+            &mut r,
+            &"interpreter memory is not aligned to tessera_interpreter_align()",
+        );
+        // SAFETY: caller contract.
+        unsafe { report(err, r) };
+        return TesseraStatus::TESSERA_NULL_ARGUMENT;
+    }
+    // SAFETY: caller contract: readable until deinit.
+    let Some(bytes) = (unsafe { bytes(model, model_len) }) else {
+        return TesseraStatus::TESSERA_NULL_ARGUMENT;
+    };
+    // SAFETY: caller contract: writable for `arena_len` bytes until deinit, used by no one else.
+    let arena: &'static mut [u8] = unsafe { core::slice::from_raw_parts_mut(arena, arena_len) };
+    let model = match Model::load(bytes) {
+        Ok(m) => m,
+        Err(e) => {
+            let (s, r) = model_error(&e);
+            // SAFETY: caller contract.
+            unsafe { report(err, r) };
+            return s;
+        }
+    };
+    match Interpreter::new(model, &AllOps, arena, &options(string_bytes)) {
+        Ok(it) => {
+            // SAFETY: checked non-null and aligned; writable for its size (caller contract).
+            unsafe { interp.cast::<Interp>().write(it) };
+            TesseraStatus::TESSERA_OK
+        }
+        Err(e) => {
+            let (s, r) = interpreter_error(&e);
+            // SAFETY: caller contract.
+            unsafe { report(err, r) };
+            s
+        }
+    }
+}
+
+/// # Safety
+/// `p` is null or points to an interpreter set up by [`tessera_interpreter_init`].
+unsafe fn get<'a>(p: *const TesseraInterpreter) -> Option<&'a Interp> {
+    // SAFETY: caller contract: null or a live interpreter.
+    unsafe { p.cast::<Interp>().as_ref() }
+}
+
+/// # Safety
+/// As [`get`], and not otherwise borrowed meanwhile.
+unsafe fn get_mut<'a>(p: *mut TesseraInterpreter) -> Option<&'a mut Interp> {
+    // SAFETY: caller contract: null or a live interpreter, used by this call only.
+    unsafe { p.cast::<Interp>().as_mut() }
+}
+
+/// Ends the interpreter's use of the model and arena (nothing to free: the caller owns all
+/// the memory). `interp` may then be reused or freed.
+///
+/// # Safety
+/// `interp` is null or set up by [`tessera_interpreter_init`] and not deinitialised yet.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tessera_interpreter_deinit(interp: *mut TesseraInterpreter) {
+    if !interp.is_null() {
+        // SAFETY: a live interpreter (caller contract), dropped once.
+        unsafe { interp.cast::<Interp>().drop_in_place() };
+    }
+}
+
+/// Bytes of the arena in use (0 for a null interpreter).
+///
+/// # Safety
+/// `interp` is null or a live interpreter.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tessera_interpreter_arena_used(
+    interp: *const TesseraInterpreter,
+) -> usize {
+    // SAFETY: caller contract.
+    unsafe { get(interp) }.map_or(0, Interp::arena_used_bytes)
+}
+
+/// Number of graph inputs (0 for a null interpreter).
+///
+/// # Safety
+/// `interp` is null or a live interpreter.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tessera_interpreter_input_count(
+    interp: *const TesseraInterpreter,
+) -> usize {
+    // SAFETY: caller contract.
+    unsafe { get(interp) }.map_or(0, Interp::input_count)
+}
+
+/// Number of graph outputs (0 for a null interpreter).
+///
+/// # Safety
+/// `interp` is null or a live interpreter.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tessera_interpreter_output_count(
+    interp: *const TesseraInterpreter,
+) -> usize {
+    // SAFETY: caller contract.
+    unsafe { get(interp) }.map_or(0, Interp::output_count)
+}
+
+fn info(it: &Interp, t: usize) -> Option<TesseraTensorInfo> {
+    let shape = it.tensor_shape(t).ok()?;
+    let ty = it.tensor_type(t).ok()?;
+    let mut dims = [0u64; 6];
+    for (d, &s) in dims.iter_mut().zip(shape.dims()) {
+        *d = s as u64;
+    }
+    let bytes = match ty.bits() {
+        Some(b) => (shape.elements() as u64).saturating_mul(u64::from(b) / 8),
+        None => 0,
+    };
+    Some(TesseraTensorInfo {
+        tensor_type: ty as i32,
+        rank: shape.rank() as u32,
+        dims,
+        bytes,
+    })
+}
+
+/// Writes graph input `i`'s type and shape to `*out`.
+///
+/// # Safety
+/// `interp` is null or a live interpreter; `out` null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tessera_interpreter_input_info(
+    interp: *const TesseraInterpreter,
+    i: usize,
+    out: *mut TesseraTensorInfo,
+) -> TesseraStatus {
+    // SAFETY: caller contract.
+    let Some(it) = (unsafe { get(interp) }) else {
+        return TesseraStatus::TESSERA_NULL_ARGUMENT;
+    };
+    if out.is_null() {
+        return TesseraStatus::TESSERA_NULL_ARGUMENT;
+    }
+    match it.input_tensor(i).ok().and_then(|t| info(it, t)) {
+        Some(x) => {
+            // SAFETY: checked non-null; caller contract.
+            unsafe { out.write(x) };
+            TesseraStatus::TESSERA_OK
+        }
+        None => TesseraStatus::TESSERA_NO_SUCH_TENSOR,
+    }
+}
+
+/// Writes graph output `j`'s type and shape to `*out`.
+///
+/// # Safety
+/// `interp` is null or a live interpreter; `out` null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tessera_interpreter_output_info(
+    interp: *const TesseraInterpreter,
+    j: usize,
+    out: *mut TesseraTensorInfo,
+) -> TesseraStatus {
+    // SAFETY: caller contract.
+    let Some(it) = (unsafe { get(interp) }) else {
+        return TesseraStatus::TESSERA_NULL_ARGUMENT;
+    };
+    if out.is_null() {
+        return TesseraStatus::TESSERA_NULL_ARGUMENT;
+    }
+    match it.output_tensor(j).ok().and_then(|t| info(it, t)) {
+        Some(x) => {
+            // SAFETY: checked non-null; caller contract.
+            unsafe { out.write(x) };
+            TesseraStatus::TESSERA_OK
+        }
+        None => TesseraStatus::TESSERA_NO_SUCH_TENSOR,
+    }
+}
+
+/// The position of the graph input named `name` (a NUL-terminated tensor name), or -1.
+///
+/// # Safety
+/// `interp` is null or a live interpreter; `name` null or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tessera_interpreter_input_index(
+    interp: *const TesseraInterpreter,
+    name: *const c_char,
+) -> i64 {
+    // SAFETY: caller contract.
+    let (Some(it), Some(name)) = (unsafe { get(interp) }, unsafe { c_str(name) }) else {
+        return -1;
+    };
+    it.input_by_name(name).map_or(-1, |i| i as i64)
+}
+
+/// The position of the graph output named `name` (a NUL-terminated tensor name), or -1.
+///
+/// # Safety
+/// `interp` is null or a live interpreter; `name` null or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tessera_interpreter_output_index(
+    interp: *const TesseraInterpreter,
+    name: *const c_char,
+) -> i64 {
+    // SAFETY: caller contract.
+    let (Some(it), Some(name)) = (unsafe { get(interp) }, unsafe { c_str(name) }) else {
+        return -1;
+    };
+    it.output_by_name(name).map_or(-1, |i| i as i64)
+}
+
+/// # Safety
+/// `p` is null or NUL-terminated.
+unsafe fn c_str<'a>(p: *const c_char) -> Option<&'a str> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: non-null and NUL-terminated (caller contract).
+    unsafe { core::ffi::CStr::from_ptr(p) }.to_str().ok()
+}
+
+/// Writes to `*data` and `*len` where graph input `i`'s bytes are, to fill in the host's
+/// byte order (not for string inputs: use [`tessera_interpreter_set_input_strings`]).
+///
+/// # Safety
+/// `interp` is null or a live interpreter; `data`, `len` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tessera_interpreter_input_data(
+    interp: *mut TesseraInterpreter,
+    i: usize,
+    data: *mut *mut u8,
+    len: *mut usize,
+) -> TesseraStatus {
+    // SAFETY: caller contract.
+    let Some(it) = (unsafe { get_mut(interp) }) else {
+        return TesseraStatus::TESSERA_NULL_ARGUMENT;
+    };
+    if data.is_null() || len.is_null() {
+        return TesseraStatus::TESSERA_NULL_ARGUMENT;
+    }
+    match it.input_bytes_mut(i) {
+        Ok(b) => {
+            // SAFETY: checked non-null; caller contract.
+            unsafe { data.write(b.as_mut_ptr()) };
+            // SAFETY: checked non-null; caller contract.
+            unsafe { len.write(b.len()) };
+            TesseraStatus::TESSERA_OK
+        }
+        Err(_) => TesseraStatus::TESSERA_NO_SUCH_TENSOR,
+    }
+}
+
+/// Sets string input `i` to `n` strings (`strings[k]`, `lens[k]` bytes each), encoded into
+/// its byte budget in the arena; nothing is allocated. Over the budget:
+/// `TESSERA_BUFFER_TOO_SMALL` with the bytes needed in `err->needed`.
+///
+/// # Safety
+/// `interp` is null or a live interpreter; `strings` and `lens` hold `n` entries, each string
+/// readable for its length (null only if its length is 0); `err` null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tessera_interpreter_set_input_strings(
+    interp: *mut TesseraInterpreter,
+    i: usize,
+    strings: *const *const u8,
+    lens: *const usize,
+    n: usize,
+    err: *mut TesseraError,
+) -> TesseraStatus {
+    // SAFETY: caller contract.
+    let Some(it) = (unsafe { get_mut(interp) }) else {
+        return TesseraStatus::TESSERA_NULL_ARGUMENT;
+    };
+    if n > 0 && (strings.is_null() || lens.is_null()) {
+        return TesseraStatus::TESSERA_NULL_ARGUMENT;
+    }
+    // SAFETY: `strings` holds `n` pointers (caller contract; non-null when n > 0).
+    let ptrs = if n == 0 {
+        &[][..]
+    } else {
+        unsafe { core::slice::from_raw_parts(strings, n) }
+    };
+    // SAFETY: `lens` holds `n` lengths (caller contract; non-null when n > 0).
+    let lens = if n == 0 {
+        &[][..]
+    } else {
+        unsafe { core::slice::from_raw_parts(lens, n) }
+    };
+    if ptrs.iter().zip(lens).any(|(p, &l)| p.is_null() && l > 0) {
+        return TesseraStatus::TESSERA_NULL_ARGUMENT;
+    }
+    // SAFETY: each pointer is readable for its length (caller contract), null only for 0.
+    let each = ptrs
+        .iter()
+        .zip(lens)
+        .map(|(&p, &l)| unsafe { bytes(p, l) }.unwrap_or(&[]));
+    match it.set_input_strings(i, each) {
+        Ok(()) => TesseraStatus::TESSERA_OK,
+        Err(e) => {
+            let (s, r) = interpreter_error(&e);
+            // SAFETY: caller contract.
+            unsafe { report(err, r) };
+            s
+        }
+    }
+}
+
+/// Runs the model. Allocates nothing. A bad index in the data, or strings over a budget,
+/// fail with the operator named in `err`.
+///
+/// # Safety
+/// `interp` is null or a live interpreter; `err` null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tessera_interpreter_invoke(
+    interp: *mut TesseraInterpreter,
+    err: *mut TesseraError,
+) -> TesseraStatus {
+    // SAFETY: caller contract.
+    let Some(it) = (unsafe { get_mut(interp) }) else {
+        return TesseraStatus::TESSERA_NULL_ARGUMENT;
+    };
+    match it.invoke() {
+        Ok(()) => TesseraStatus::TESSERA_OK,
+        Err(e) => {
+            let (s, r) = interpreter_error(&e);
+            // SAFETY: caller contract.
+            unsafe { report(err, r) };
+            s
+        }
+    }
+}
+
+/// Writes to `*data` and `*len` where graph output `j`'s bytes are (host byte order; for a
+/// string output, its TFLite encoding).
+///
+/// # Safety
+/// `interp` is null or a live interpreter; `data`, `len` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tessera_interpreter_output_data(
+    interp: *const TesseraInterpreter,
+    j: usize,
+    data: *mut *const u8,
+    len: *mut usize,
+) -> TesseraStatus {
+    // SAFETY: caller contract.
+    let Some(it) = (unsafe { get(interp) }) else {
+        return TesseraStatus::TESSERA_NULL_ARGUMENT;
+    };
+    if data.is_null() || len.is_null() {
+        return TesseraStatus::TESSERA_NULL_ARGUMENT;
+    }
+    match it.output_bytes(j) {
+        Ok(b) => {
+            // SAFETY: checked non-null; caller contract.
+            unsafe { data.write(b.as_ptr()) };
+            // SAFETY: checked non-null; caller contract.
+            unsafe { len.write(b.len()) };
+            TesseraStatus::TESSERA_OK
+        }
+        Err(_) => TesseraStatus::TESSERA_NO_SUCH_TENSOR,
+    }
+}
+
+/// Writes to `*count` the number of strings in string output `j`.
+///
+/// # Safety
+/// `interp` is null or a live interpreter; `count` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tessera_interpreter_output_string_count(
+    interp: *const TesseraInterpreter,
+    j: usize,
+    count: *mut usize,
+) -> TesseraStatus {
+    // SAFETY: caller contract.
+    let Some(it) = (unsafe { get(interp) }) else {
+        return TesseraStatus::TESSERA_NULL_ARGUMENT;
+    };
+    if count.is_null() {
+        return TesseraStatus::TESSERA_NULL_ARGUMENT;
+    }
+    match it.output_strings(j) {
+        Ok(s) => {
+            // SAFETY: checked non-null; caller contract.
+            unsafe { count.write(s.len()) };
+            TesseraStatus::TESSERA_OK
+        }
+        Err(_) => TesseraStatus::TESSERA_NO_SUCH_TENSOR,
+    }
+}
+
+/// Writes to `*data` and `*len` string `k` of string output `j` (not NUL-terminated; valid
+/// until the next invoke).
+///
+/// # Safety
+/// `interp` is null or a live interpreter; `data`, `len` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tessera_interpreter_output_string(
+    interp: *const TesseraInterpreter,
+    j: usize,
+    k: usize,
+    data: *mut *const u8,
+    len: *mut usize,
+) -> TesseraStatus {
+    // SAFETY: caller contract.
+    let Some(it) = (unsafe { get(interp) }) else {
+        return TesseraStatus::TESSERA_NULL_ARGUMENT;
+    };
+    if data.is_null() || len.is_null() {
+        return TesseraStatus::TESSERA_NULL_ARGUMENT;
+    }
+    match it.output_strings(j).ok().and_then(|s| s.get(k)) {
+        Some(s) => {
+            // SAFETY: checked non-null; caller contract.
+            unsafe { data.write(s.as_ptr()) };
+            // SAFETY: checked non-null; caller contract.
+            unsafe { len.write(s.len()) };
+            TesseraStatus::TESSERA_OK
+        }
+        None => TesseraStatus::TESSERA_NO_SUCH_TENSOR,
+    }
+}

@@ -1,0 +1,230 @@
+/* Checks tessera's interpreter through its C ABI as a mobile or desktop app would use it: the
+ * caller reads a .tflite file, asks for the arena's size, allocates the arena and the
+ * interpreter struct itself, fills numeric and string inputs, invokes, compares the outputs
+ * with LiteRT's (the fixtures' .npy files), and frees everything. Also the failures a caller
+ * must be able to handle: a malformed model, an arena too small, strings over their budget,
+ * a bad index in the data. Built by run.sh with ASan + UBSan. */
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tessera.h"
+
+static int failures = 0;
+static int checks = 0;
+
+#define CHECK(cond)                                                      \
+  do {                                                                   \
+    checks++;                                                            \
+    if (!(cond)) {                                                       \
+      failures++;                                                        \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+    }                                                                    \
+  } while (0)
+
+static const char *dir = "tests/fixtures/models";
+
+static uint8_t *read_file(const char *name, size_t *len) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "cannot open %s\n", path);
+    exit(2);
+  }
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
+  if (fread(buf, 1, (size_t)n, f) != (size_t)n) exit(2);
+  fclose(f);
+  *len = (size_t)n;
+  return buf;
+}
+
+/* The data of a version-1 .npy file (little-endian, C order): after the 10-byte preamble and
+ * the header. */
+static const uint8_t *npy_data(const uint8_t *file, size_t len, size_t *data_len) {
+  size_t header = (size_t)file[8] | ((size_t)file[9] << 8);
+  *data_len = len - 10 - header;
+  return file + 10 + header;
+}
+
+/* An interpreter in caller memory, over a caller arena: the whole set-up a C app writes. */
+typedef struct {
+  uint8_t *model;
+  size_t model_len;
+  uint8_t *arena;
+  TesseraInterpreter *it;
+} Session;
+
+static int open_session(Session *s, const char *model_name) {
+  TesseraError err;
+  size_t arena_len = 0;
+  s->model = read_file(model_name, &s->model_len);
+  CHECK(tessera_model_arena_size(s->model, s->model_len, 0, &arena_len, &err) == TESSERA_OK);
+  CHECK(arena_len > 0);
+  s->arena = malloc(arena_len);
+  size_t align = tessera_interpreter_align();
+  size_t size = (tessera_interpreter_size() + align - 1) / align * align;
+  s->it = aligned_alloc(align, size);
+  TesseraStatus st =
+      tessera_interpreter_init(s->it, s->model, s->model_len, s->arena, arena_len, 0, &err);
+  CHECK(st == TESSERA_OK);
+  if (st != TESSERA_OK) {
+    fprintf(stderr, "%s: %s\n", model_name, err.message);
+    free(s->it);
+    free(s->arena);
+    free(s->model);
+    return 0;
+  }
+  CHECK(tessera_interpreter_arena_used(s->it) <= arena_len);
+  return st == TESSERA_OK;
+}
+
+static void close_session(Session *s) {
+  tessera_interpreter_deinit(s->it);
+  free(s->it);
+  free(s->arena);
+  free(s->model);
+}
+
+static void check_floats(const TesseraInterpreter *it, size_t j, const char *npy_name) {
+  size_t file_len, want_len, got_len;
+  uint8_t *file = read_file(npy_name, &file_len);
+  const uint8_t *want = npy_data(file, file_len, &want_len);
+  const uint8_t *got;
+  CHECK(tessera_interpreter_output_data(it, j, &got, &got_len) == TESSERA_OK);
+  CHECK(got_len == want_len);
+  for (size_t k = 0; k + 4 <= got_len && k + 4 <= want_len; k += 4) {
+    float g, w;
+    memcpy(&g, got + k, 4);
+    memcpy(&w, want + k, 4);
+    CHECK(fabsf(g - w) <= 1e-5f + 1e-5f * fabsf(w));
+  }
+  free(file);
+}
+
+static void sparse_model(void) {
+  Session s;
+  if (!open_session(&s, "sparse.tflite")) return;
+  CHECK(tessera_interpreter_input_count(s.it) == 1);
+  CHECK(tessera_interpreter_output_count(s.it) == 1);
+  TesseraTensorInfo info;
+  CHECK(tessera_interpreter_input_info(s.it, 0, &info) == TESSERA_OK);
+  CHECK(info.tensor_type == 0 && info.rank == 2 && info.dims[0] == 2 && info.dims[1] == 64);
+  CHECK(tessera_interpreter_input_index(s.it, "serving_default_x:0") == 0);
+  CHECK(tessera_interpreter_input_index(s.it, "nope") == -1);
+
+  size_t file_len, want_len, len;
+  uint8_t *file = read_file("sparse.in0.npy", &file_len);
+  const uint8_t *x = npy_data(file, file_len, &want_len);
+  uint8_t *in;
+  CHECK(tessera_interpreter_input_data(s.it, 0, &in, &len) == TESSERA_OK);
+  CHECK(len == want_len);
+  memcpy(in, x, len < want_len ? len : want_len);
+  free(file);
+  TesseraError err;
+  CHECK(tessera_interpreter_invoke(s.it, &err) == TESSERA_OK);
+  check_floats(s.it, 0, "sparse.out0.npy");
+  /* Invoking again from the same inputs gives the same outputs (inputs are kept). */
+  CHECK(tessera_interpreter_invoke(s.it, &err) == TESSERA_OK);
+  check_floats(s.it, 0, "sparse.out0.npy");
+  close_session(&s);
+}
+
+static void strings_model(void) {
+  Session s;
+  if (!open_session(&s, "strings.tflite")) return;
+  /* Input 0: 4 words; input 1: 5 ids in [0, 8); input 2: [2, 3] picks in [0, 4). */
+  const char *words[4] = {"alpha", "", "a word longer than twenty-two bytes", "z"};
+  const uint8_t *ptrs[4];
+  size_t lens[4];
+  for (int k = 0; k < 4; k++) {
+    ptrs[k] = (const uint8_t *)words[k];
+    lens[k] = strlen(words[k]);
+  }
+  TesseraError err;
+  CHECK(tessera_interpreter_set_input_strings(s.it, 0, ptrs, lens, 4, &err) == TESSERA_OK);
+  int32_t ids[5] = {0, 7, 3, 3, 1};
+  int32_t picks[6] = {3, 2, 1, 0, 0, 2};
+  uint8_t *in;
+  size_t len;
+  CHECK(tessera_interpreter_input_data(s.it, 1, &in, &len) == TESSERA_OK && len == sizeof ids);
+  memcpy(in, ids, sizeof ids);
+  CHECK(tessera_interpreter_input_data(s.it, 2, &in, &len) == TESSERA_OK && len == sizeof picks);
+  memcpy(in, picks, sizeof picks);
+  CHECK(tessera_interpreter_invoke(s.it, &err) == TESSERA_OK);
+
+  /* Output 1 gathers the words by picks: [2, 3] strings. */
+  size_t count = 0;
+  CHECK(tessera_interpreter_output_string_count(s.it, 1, &count) == TESSERA_OK);
+  CHECK(count == 6);
+  for (size_t k = 0; k < count && k < 6; k++) {
+    const uint8_t *str;
+    size_t n;
+    CHECK(tessera_interpreter_output_string(s.it, 1, k, &str, &n) == TESSERA_OK);
+    const char *want = words[picks[k]];
+    CHECK(n == strlen(want) && memcmp(str, want, n) == 0);
+  }
+  /* Output 0 gathers a constant table by ids: five strings. */
+  CHECK(tessera_interpreter_output_string_count(s.it, 0, &count) == TESSERA_OK);
+  CHECK(count == 5);
+
+  /* A bad index in the data: an error naming the operator, never a read out of bounds. */
+  ids[2] = 1000;
+  CHECK(tessera_interpreter_input_data(s.it, 1, &in, &len) == TESSERA_OK);
+  memcpy(in, ids, sizeof ids);
+  CHECK(tessera_interpreter_invoke(s.it, &err) == TESSERA_FAILED);
+  CHECK(err.operator_index >= 0);
+  CHECK(strstr(err.message, "1000") != NULL);
+
+  /* Strings over the input's budget: the bytes needed come back. */
+  static uint8_t big[4096];
+  const uint8_t *bp[1] = {big};
+  size_t bl[1] = {sizeof big};
+  CHECK(tessera_interpreter_set_input_strings(s.it, 0, bp, bl, 1, &err) ==
+        TESSERA_BUFFER_TOO_SMALL);
+  CHECK(err.needed == 4 * 3 + sizeof big);
+  close_session(&s);
+}
+
+static void failures_a_caller_handles(void) {
+  size_t len, arena_len = 0;
+  uint8_t *model = read_file("sparse.tflite", &len);
+  TesseraError err;
+  /* Truncated: malformed, with a byte offset. */
+  CHECK(tessera_model_arena_size(model, len / 2, 0, &arena_len, &err) == TESSERA_MALFORMED);
+  CHECK(err.byte_offset >= 0 && strlen(err.message) > 0);
+  CHECK(tessera_model_arena_size(model, 8, 0, &arena_len, &err) == TESSERA_MALFORMED);
+  CHECK(tessera_model_arena_size(NULL, 10, 0, &arena_len, &err) == TESSERA_NULL_ARGUMENT);
+  /* An arena too small: the bytes needed come back. */
+  CHECK(tessera_model_arena_size(model, len, 0, &arena_len, &err) == TESSERA_OK);
+  uint8_t *arena = malloc(arena_len);
+  size_t align = tessera_interpreter_align();
+  size_t size = (tessera_interpreter_size() + align - 1) / align * align;
+  TesseraInterpreter *it = aligned_alloc(align, size);
+  CHECK(tessera_interpreter_init(it, model, len, arena, 64, 0, &err) == TESSERA_BUFFER_TOO_SMALL);
+  CHECK(err.needed > 64 && err.needed <= arena_len);
+  /* Null arguments. */
+  CHECK(tessera_interpreter_init(NULL, model, len, arena, arena_len, 0, &err) ==
+        TESSERA_NULL_ARGUMENT);
+  CHECK(tessera_interpreter_invoke(NULL, &err) == TESSERA_NULL_ARGUMENT);
+  CHECK(tessera_interpreter_input_count(NULL) == 0);
+  free(it);
+  free(arena);
+  free(model);
+}
+
+int main(void) {
+  const char *d = getenv("TESSERA_MODELS");
+  if (d) dir = d;
+  sparse_model();
+  strings_model();
+  failures_a_caller_handles();
+  printf("%d passed, %d failed\n", checks - failures, failures);
+  return failures != 0;
+}
