@@ -1,1 +1,63 @@
-fn main() {}
+//! Embedding-bag pooling on the GPU: sum and mean over 26 slots, widths 16, 64 and 128,
+//! batches of 1 024 to 65 536 samples (the data of `support`, which
+//! `torch_embedding_bag.py` repeats for PyTorch's `embedding_bag` with offsets on the same
+//! GPU). Each iteration launches the kernel and waits for it; throughput counts the bytes
+//! the kernel must move (table rows read, offsets and keys read, output written), so
+//! criterion's GB/s compares with the GPU's memory bandwidth.
+//!
+//! Needs an NVIDIA GPU: without one it prints why and exits 0.
+
+mod support;
+
+use criterion::{Criterion, Throughput};
+use tessera_core::data::{PoolConfig, Pooling};
+use tessera_gpu::staging::BatchShape;
+use tessera_gpu::{BatchUploader, DeviceTable, EmbeddingBag, Gpu, PooledOutput};
+
+fn bench(c: &mut Criterion, gpu: &Gpu) {
+    let kernels = EmbeddingBag::new(gpu).unwrap();
+    let mut group = c.benchmark_group("embedding_bag");
+    for dim in [16usize, 64, 128] {
+        let table = DeviceTable::new(gpu, &support::table(dim), dim).unwrap();
+        for samples in [1024usize, 4096, 16384, 65536] {
+            let nnz = support::batch_keys(samples);
+            let rows = samples * support::SLOTS;
+            let shape = BatchShape::new(support::dims(), samples, nnz);
+            let mut uploader = BatchUploader::<u32>::new(gpu, shape, 1).unwrap();
+            let batch = uploader
+                .upload_with(|b| {
+                    support::fill(b, samples);
+                    Ok(true)
+                })
+                .unwrap()
+                .unwrap();
+            let mut out = PooledOutput::new(gpu, rows, dim).unwrap();
+            let bytes = (nnz * dim * 4 + rows * dim * 4 + (rows + 1) * 4 + nnz * 4) as u64;
+            group.throughput(Throughput::Bytes(bytes));
+            for pooling in [Pooling::Sum, Pooling::Mean] {
+                let config = PoolConfig::new(pooling);
+                let name = format!("{pooling:?}/dim{dim}/batch{samples}").to_lowercase();
+                group.bench_function(name, |b| {
+                    b.iter(|| {
+                        kernels.launch(&batch, &table, &mut out, config).unwrap();
+                        out.wait().unwrap()
+                    })
+                });
+            }
+        }
+    }
+    group.finish();
+}
+
+fn main() {
+    let gpu = match Gpu::first() {
+        Ok(gpu) => gpu,
+        Err(e) => {
+            println!("embedding_bag bench skipped: no CUDA driver/device ({e})");
+            return;
+        }
+    };
+    let mut c = Criterion::default().configure_from_args();
+    bench(&mut c, &gpu);
+    c.final_summary();
+}

@@ -162,9 +162,10 @@ fn host_batch<K: Key>(dims: Dims, samples: &[(Vec<f32>, Vec<Vec<K>>)]) -> HostBa
     let (l, o, v) = dims.buffer_lens(samples.len(), nnz).unwrap();
     let (mut ld, mut offsets, mut values) =
         (vec![0f32; l], vec![K::default(); o], vec![K::default(); v]);
-    let mut batch = SampleBatch::new(dims, &mut ld, &mut offsets, &mut values).unwrap();
-    push_all(&mut batch, dims, samples).unwrap();
-    drop(batch);
+    {
+        let mut batch = SampleBatch::new(dims, &mut ld, &mut offsets, &mut values).unwrap();
+        push_all(&mut batch, dims, samples).unwrap();
+    }
     HostBatch {
         ld,
         offsets,
