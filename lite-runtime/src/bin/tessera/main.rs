@@ -14,6 +14,7 @@
 
 mod dataset;
 mod failure;
+mod model;
 mod numbers;
 mod output;
 mod pipeline;
@@ -48,7 +49,10 @@ const GROUPS: &[Group] = &[
         command: strings::command,
         run: strings::run,
     },
-    // `model`: the model loader's group goes here (`model::command`, `model::run`).
+    Group {
+        command: model::command,
+        run: model::run,
+    },
 ];
 
 /// The whole command line: the bundled run's options at the top, the groups below.
