@@ -180,7 +180,7 @@ def main(argv):
     print("ns per invoke over runs of ~20 ms, median and min (min is the steadier figure on a busy")
     print("machine); loop cost included (subtract the above); setup = construct + allocate_tensors")
     print(
-        f"{'model':<16} {'LiteRT med':>11} {'LiteRT min':>11} {'Invoke min':>11} {'setup':>11}"
+        f"{'model':<20} {'LiteRT med':>11} {'LiteRT min':>11} {'Invoke min':>11} {'setup':>11}"
         f" {'TFLM med':>11} {'TFLM min':>11} {'TFLM/LiteRT':>11}  note"
     )
     for name in names:
@@ -196,7 +196,7 @@ def main(argv):
         ratio = f"{tflm[1] / mn:>11.2f}" if tflm else f"{'-':>11}"
         note = (f"TFLM refuses: {why}" if tflm is None else why) if why else ""
         print(
-            f"{name:<16} {med:>11,.0f} {mn:>11,.0f} {fmt(raw)} {fmt(setup)}"
+            f"{name:<20} {med:>11,.0f} {mn:>11,.0f} {fmt(raw)} {fmt(setup)}"
             f" {fmt(tflm[0] if tflm else None)} {fmt(tflm[1] if tflm else None)} {ratio}  {note}"
         )
 
