@@ -1,47 +1,683 @@
-//! Reductions over axes: MEAN, SUM, REDUCE_MAX, ARG_MAX, ARG_MIN.
+//! Reductions over axes: MEAN, SUM, REDUCE_MAX (float32, int32, int64), and ARG_MAX, ARG_MIN
+//! (float32, int32, int8, uint8, bool in; int32 or int64 out), as TensorFlow Lite's reference
+//! kernels compute them.
 //!
-//! Not implemented yet: every kernel here refuses at setup.
+//! MEAN, SUM and REDUCE_MAX take their axes from a constant INT32 tensor (negative axes count
+//! from the end, duplicates count once). `prepare` merges neighbouring dimensions that are
+//! all reduced or all kept (size-1 dimensions drop out), so `eval` walks the input once in
+//! row-major order over at most [`MAX_DIMS`] segments and folds each innermost run in one
+//! loop: every output element sees its inputs in the reference kernel's order, so float sums
+//! round as LiteRT's do. Integer sums wrap (two's complement), as the reference's
+//! `AddTensorValuesWithExpectedOverflow`; an int32 MEAN sums in i64 (as LiteRT's `temp_sum`)
+//! and divides truncating toward zero, an empty reduction's MEAN is 0 and its REDUCE_MAX the
+//! type's lowest value.
 
-use super::unimplemented::{eval, prepare};
-use crate::interpreter::Kernel;
-use crate::model::BuiltinOperator;
+use crate::interpreter::{Eval, Kernel, KernelError, MAX_DIMS, Prepare, Shape};
+use crate::model::{BuiltinOperator, BuiltinOptions, TensorType};
+use tessera_core::tensor::Element;
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 /// MEAN.
 pub static MEAN: Kernel = Kernel {
     op: BuiltinOperator::Mean,
-    prepare,
+    prepare: prepare_mean,
     init: None,
-    eval,
+    eval: eval_mean,
 };
 
 /// SUM.
 pub static SUM: Kernel = Kernel {
     op: BuiltinOperator::Sum,
-    prepare,
+    prepare: prepare_sum,
     init: None,
-    eval,
+    eval: eval_sum,
 };
 
 /// REDUCE_MAX.
 pub static REDUCE_MAX: Kernel = Kernel {
     op: BuiltinOperator::ReduceMax,
-    prepare,
+    prepare: prepare_max,
     init: None,
-    eval,
+    eval: eval_max,
 };
 
 /// ARG_MAX.
 pub static ARG_MAX: Kernel = Kernel {
     op: BuiltinOperator::ArgMax,
-    prepare,
+    prepare: prepare_arg,
     init: None,
-    eval,
+    eval: eval_arg_max,
 };
 
 /// ARG_MIN.
 pub static ARG_MIN: Kernel = Kernel {
     op: BuiltinOperator::ArgMin,
-    prepare,
+    prepare: prepare_arg,
     init: None,
-    eval,
+    eval: eval_arg_min,
 };
+
+const SHORT: KernelError = KernelError::Mismatch {
+    what: "tensor shorter than its shape",
+};
+
+fn dim(v: usize) -> Result<u32, KernelError> {
+    u32::try_from(v).map_err(|_| KernelError::Unsupported {
+        what: "dimension over u32",
+    })
+}
+
+/// The input's shape with neighbouring reduced (or kept) dimensions merged: `segs[..count]`
+/// alternate between kept and reduced, starting reduced when `first_reduced`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable)]
+#[repr(C)]
+pub(crate) struct Segments {
+    segs: [u32; MAX_DIMS],
+    count: u32,
+    first_reduced: u32,
+}
+
+impl Segments {
+    /// Merges `dims` (reduced where bit `i` of `mask` is set). Size-1 dimensions are left out
+    /// (reducing over one element changes nothing); an input of no other dimension (a scalar,
+    /// or all ones) is one kept segment of 1. `None` if a dimension exceeds u32.
+    pub(crate) fn new(dims: &[usize], mask: u32) -> Option<Self> {
+        let mut s = Self {
+            segs: [0; MAX_DIMS],
+            count: 0,
+            first_reduced: 0,
+        };
+        let mut last: Option<bool> = None;
+        for (i, &d) in dims.iter().enumerate() {
+            if d == 1 {
+                continue;
+            }
+            let d = u32::try_from(d).ok()?;
+            let reduced = mask >> i & 1 == 1;
+            match last {
+                Some(r) if r == reduced => {
+                    let k = s.count as usize - 1;
+                    let seg = s.segs.get_mut(k)?;
+                    *seg = seg.checked_mul(d)?;
+                }
+                _ => {
+                    if last.is_none() {
+                        s.first_reduced = u32::from(reduced);
+                    }
+                    *s.segs.get_mut(s.count as usize)? = d;
+                    s.count += 1;
+                    last = Some(reduced);
+                }
+            }
+        }
+        if s.count == 0 {
+            s.segs[0] = 1;
+            s.count = 1;
+        }
+        Some(s)
+    }
+
+    fn reduced(&self, k: usize) -> bool {
+        (k % 2 == 0) == (self.first_reduced != 0)
+    }
+}
+
+/// Parameters of MEAN, SUM and REDUCE_MAX.
+#[derive(Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable)]
+#[repr(C)]
+struct ReduceParams {
+    segs: Segments,
+    /// Input elements.
+    inputs: u32,
+    /// Output elements.
+    outputs: u32,
+    /// Input elements per output element (MEAN's divisor).
+    count: u32,
+}
+
+/// Checks a MEAN, SUM or REDUCE_MAX and records its segments.
+fn prepare_reduce(ctx: &mut Prepare<'_, '_>, mean: bool) -> Result<(), KernelError> {
+    let BuiltinOptions::Reducer { keep_dims } = ctx.operator().options() else {
+        return Err(KernelError::Mismatch {
+            what: "options are not ReducerOptions",
+        });
+    };
+    let input = ctx.input(0)?;
+    let axes = ctx.input(1)?;
+    let output = ctx.output(0)?;
+    if !matches!(
+        input.dtype,
+        TensorType::Float32 | TensorType::Int32 | TensorType::Int64
+    ) {
+        return Err(KernelError::Unsupported {
+            what: "reduction of other types than FLOAT32, INT32, INT64 (quantized forms are \
+                   not implemented)",
+        });
+    }
+    if output.dtype != input.dtype {
+        return Err(KernelError::Mismatch {
+            what: "output type differs from the input's",
+        });
+    }
+    if axes.dtype != TensorType::Int32 {
+        return Err(KernelError::Mismatch {
+            what: "axes are not INT32",
+        });
+    }
+    let data = axes.constant().ok_or(KernelError::Unsupported {
+        what: "axes that are not a constant",
+    })?;
+    if data.len() != axes.shape.elements().saturating_mul(4) {
+        return Err(KernelError::Mismatch {
+            what: "axes constant of another size than its shape",
+        });
+    }
+    let rank = input.shape.rank();
+    let mut mask = 0u32;
+    // A scalar has nothing to reduce: TensorFlow Lite ignores its axes.
+    if rank > 0 {
+        for a in data.chunks_exact(4) {
+            let a = i32::from_le_bytes([a[0], a[1], a[2], a[3]]);
+            let r = i64::try_from(rank).unwrap_or(i64::MAX);
+            let a = i64::from(a);
+            let a = if a < 0 { a + r } else { a };
+            if !(0..r).contains(&a) {
+                return Err(KernelError::Mismatch {
+                    what: "reduction axis out of range",
+                });
+            }
+            mask |= 1 << a;
+        }
+    }
+    let (shape, count) = reduced_shape(&input.shape, mask, keep_dims);
+    if output.shape != shape {
+        return Err(KernelError::Mismatch {
+            what: "output shape is not the reduced input shape",
+        });
+    }
+    let segs = Segments::new(input.shape.dims(), mask).ok_or(KernelError::Unsupported {
+        what: "dimension over u32",
+    })?;
+    let outputs = output.shape.elements();
+    if mean && input.dtype == TensorType::Int32 {
+        // The i64 sums of an int32 MEAN, as LiteRT's temp_sum.
+        ctx.request_scratch(outputs.saturating_mul(8));
+    }
+    ctx.set_params(&ReduceParams {
+        segs,
+        inputs: dim(input.shape.elements())?,
+        outputs: dim(outputs)?,
+        count: dim(count)?,
+    })
+}
+
+/// The output shape of reducing `mask`'s axes of `input` (kept as 1s with `keep_dims`), and
+/// the number of input elements per output element.
+pub(crate) fn reduced_shape(input: &Shape, mask: u32, keep_dims: bool) -> (Shape, usize) {
+    let mut dims = [0usize; MAX_DIMS];
+    let mut rank = 0;
+    let mut count = 1usize;
+    for (i, &d) in input.dims().iter().enumerate() {
+        if mask >> i & 1 == 1 {
+            count = count.saturating_mul(d);
+            if keep_dims {
+                dims[rank] = 1;
+                rank += 1;
+            }
+        } else {
+            dims[rank] = d;
+            rank += 1;
+        }
+    }
+    (
+        Shape::new(&dims[..rank]).unwrap_or_else(Shape::scalar),
+        count,
+    )
+}
+
+fn prepare_mean(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    prepare_reduce(ctx, true)
+}
+
+fn prepare_sum(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    prepare_reduce(ctx, false)
+}
+
+fn prepare_max(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    prepare_reduce(ctx, false)
+}
+
+/// Folds `x` (row-major, of shape `segs`) into `y` (the kept segments, row-major), which
+/// holds the initial values: `y[o] = f(y[o], x[i])` for every input in order.
+///
+/// # Errors
+/// A mismatch if `x` or `y` is shorter than the segments say (never for the sizes `prepare`
+/// checked).
+pub(crate) fn fold_into<X: Copy, Y: Copy>(
+    x: &[X],
+    y: &mut [Y],
+    segs: &Segments,
+    f: impl Fn(Y, X) -> Y,
+) -> Result<(), KernelError> {
+    let n = (segs.count as usize).clamp(1, MAX_DIMS);
+    let sizes = segs.segs.map(|v| v as usize);
+    let last = n - 1;
+    let inner = sizes[last];
+    if inner == 0 || x.is_empty() {
+        return Ok(());
+    }
+    // Output strides of the outer segments (0 for reduced ones).
+    let mut stride = [0usize; MAX_DIMS];
+    let mut acc = if segs.reduced(last) { 1 } else { inner };
+    for k in (0..last).rev() {
+        if !segs.reduced(k) {
+            stride[k] = acc;
+            acc = acc.saturating_mul(sizes[k]);
+        }
+    }
+    let total: usize = sizes[..n].iter().fold(1, |a, &d| a.saturating_mul(d));
+    let x = x.get(..total).ok_or(SHORT)?;
+    let mut index = [0usize; MAX_DIMS];
+    let mut at = 0usize;
+    let last_reduced = segs.reduced(last);
+    for row in x.chunks_exact(inner) {
+        if last_reduced {
+            let slot = y.get_mut(at).ok_or(SHORT)?;
+            *slot = row.iter().fold(*slot, |a, &v| f(a, v));
+        } else {
+            let out = y.get_mut(at..at + inner).ok_or(SHORT)?;
+            for (o, &v) in out.iter_mut().zip(row) {
+                *o = f(*o, v);
+            }
+        }
+        // Next row: the odometer over the outer segments.
+        for k in (0..last).rev() {
+            index[k] += 1;
+            at += stride[k];
+            if index[k] < sizes[k] {
+                break;
+            }
+            at -= stride[k] * sizes[k];
+            index[k] = 0;
+        }
+    }
+    Ok(())
+}
+
+/// A type MEAN, SUM and REDUCE_MAX reduce.
+pub(crate) trait Reduce: Element {
+    /// TensorFlow Lite's `std::numeric_limits<T>::lowest()`: REDUCE_MAX's start.
+    const LOWEST: Self;
+    /// Zero.
+    const ZERO: Self;
+    /// The sum step (wrapping for integers).
+    fn add(self, v: Self) -> Self;
+    /// The max step: `v > self ? v : self` (a NaN never wins).
+    #[inline(always)]
+    fn max(self, v: Self) -> Self
+    where
+        Self: PartialOrd,
+    {
+        if v > self { v } else { self }
+    }
+}
+
+impl Reduce for f32 {
+    const LOWEST: Self = f32::MIN;
+    const ZERO: Self = 0.0;
+    #[inline(always)]
+    fn add(self, v: Self) -> Self {
+        self + v
+    }
+}
+
+impl Reduce for i32 {
+    const LOWEST: Self = i32::MIN;
+    const ZERO: Self = 0;
+    #[inline(always)]
+    fn add(self, v: Self) -> Self {
+        self.wrapping_add(v)
+    }
+}
+
+impl Reduce for i64 {
+    const LOWEST: Self = i64::MIN;
+    const ZERO: Self = 0;
+    #[inline(always)]
+    fn add(self, v: Self) -> Self {
+        self.wrapping_add(v)
+    }
+}
+
+#[derive(Clone, Copy)]
+enum How {
+    Sum,
+    Max,
+}
+
+fn reduce_typed<T: Reduce + PartialOrd>(ctx: &mut Eval<'_>, how: How) -> Result<(), KernelError> {
+    let p: ReduceParams = ctx.params();
+    let x = ctx.input::<T>(0)?.get(..p.inputs as usize).ok_or(SHORT)?;
+    let y = ctx
+        .output::<T>(0)?
+        .get_mut(..p.outputs as usize)
+        .ok_or(SHORT)?;
+    match how {
+        How::Sum => {
+            y.fill(T::ZERO);
+            fold_into(x, y, &p.segs, T::add)
+        }
+        How::Max => {
+            y.fill(T::LOWEST);
+            fold_into(x, y, &p.segs, T::max)
+        }
+    }
+}
+
+fn eval_sum(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    match ctx.input_type(0)? {
+        TensorType::Float32 => reduce_typed::<f32>(ctx, How::Sum),
+        TensorType::Int32 => reduce_typed::<i32>(ctx, How::Sum),
+        _ => reduce_typed::<i64>(ctx, How::Sum),
+    }
+}
+
+fn eval_max(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    match ctx.input_type(0)? {
+        TensorType::Float32 => reduce_typed::<f32>(ctx, How::Max),
+        TensorType::Int32 => reduce_typed::<i32>(ctx, How::Max),
+        _ => reduce_typed::<i64>(ctx, How::Max),
+    }
+}
+
+fn eval_mean(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    let p: ReduceParams = ctx.params();
+    let (ni, no) = (p.inputs as usize, p.outputs as usize);
+    let count = p.count as usize;
+    match ctx.input_type(0)? {
+        TensorType::Float32 => {
+            let x = ctx.input::<f32>(0)?.get(..ni).ok_or(SHORT)?;
+            let y = ctx.output::<f32>(0)?.get_mut(..no).ok_or(SHORT)?;
+            y.fill(0.0);
+            fold_into(x, y, &p.segs, |a, v| a + v)?;
+            mean_f32(y, count);
+        }
+        TensorType::Int32 => {
+            let x = ctx.input::<i32>(0)?.get(..ni).ok_or(SHORT)?;
+            let y = ctx.output::<i32>(0)?.get_mut(..no).ok_or(SHORT)?;
+            let sums = <[i64]>::mut_from_bytes(ctx.scratch())
+                .ok()
+                .and_then(|s| s.get_mut(..no))
+                .ok_or(KernelError::Mismatch {
+                    what: "scratch smaller than asked for",
+                })?;
+            sums.fill(0);
+            fold_into(x, sums, &p.segs, |a, v| a.wrapping_add(i64::from(v)))?;
+            for (y, &s) in y.iter_mut().zip(sums.iter()) {
+                // Truncated to 32 bits as C++'s static_cast<int32_t>.
+                *y = mean_i64(s, count) as i32;
+            }
+        }
+        _ => {
+            let x = ctx.input::<i64>(0)?.get(..ni).ok_or(SHORT)?;
+            let y = ctx.output::<i64>(0)?.get_mut(..no).ok_or(SHORT)?;
+            y.fill(0);
+            fold_into(x, y, &p.segs, i64::wrapping_add)?;
+            for y in y.iter_mut() {
+                *y = mean_i64(*y, count);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Float sums into means: `sum / count` (an empty reduction stays 0, as in the reference).
+pub(crate) fn mean_f32(y: &mut [f32], count: usize) {
+    if count > 0 {
+        let c = count as f32;
+        for y in y.iter_mut() {
+            *y /= c;
+        }
+    }
+}
+
+/// An integer sum into a mean, divided toward zero as C++ (0 for an empty reduction).
+#[must_use]
+pub(crate) fn mean_i64(sum: i64, count: usize) -> i64 {
+    match i64::try_from(count) {
+        Ok(c) if c > 0 => sum / c,
+        _ => 0,
+    }
+}
+
+// ---- ARG_MAX, ARG_MIN ----
+
+/// Parameters of ARG_MAX and ARG_MIN: the input as `outer x axis x inner`.
+#[derive(Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable)]
+#[repr(C)]
+struct ArgParams {
+    outer: u32,
+    axis: u32,
+    inner: u32,
+}
+
+fn prepare_arg(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    let option_type = match ctx.operator().options() {
+        BuiltinOptions::ArgMax { output_type } | BuiltinOptions::ArgMin { output_type } => {
+            output_type
+        }
+        _ => {
+            return Err(KernelError::Mismatch {
+                what: "options are not ArgMaxOptions or ArgMinOptions",
+            });
+        }
+    };
+    let input = ctx.input(0)?;
+    let axis = ctx.input(1)?;
+    let output = ctx.output(0)?;
+    if !matches!(
+        input.dtype,
+        TensorType::Float32
+            | TensorType::Int32
+            | TensorType::Int8
+            | TensorType::Uint8
+            | TensorType::Bool
+    ) {
+        return Err(KernelError::Unsupported {
+            what: "ARG_MAX / ARG_MIN of other types than FLOAT32, INT32, INT8, UINT8, BOOL",
+        });
+    }
+    if !matches!(output.dtype, TensorType::Int32 | TensorType::Int64) {
+        return Err(KernelError::Mismatch {
+            what: "ARG_MAX / ARG_MIN output is not INT32 or INT64",
+        });
+    }
+    if output.dtype != option_type {
+        return Err(KernelError::Mismatch {
+            what: "output type differs from the options' output_type",
+        });
+    }
+    let data = axis.constant().ok_or(KernelError::Unsupported {
+        what: "an axis that is not a constant",
+    })?;
+    let a = match (axis.dtype, data) {
+        (TensorType::Int32, &[a, b, c, d]) => i64::from(i32::from_le_bytes([a, b, c, d])),
+        (TensorType::Int64, &[a, b, c, d, e, f, g, h]) => {
+            i64::from_le_bytes([a, b, c, d, e, f, g, h])
+        }
+        _ => {
+            return Err(KernelError::Mismatch {
+                what: "axis is not one INT32 or INT64 value",
+            });
+        }
+    };
+    let dims = input.shape.dims();
+    let rank = i64::try_from(dims.len()).unwrap_or(i64::MAX);
+    let a = if a < 0 { a + rank } else { a };
+    let a = usize::try_from(a)
+        .ok()
+        .filter(|&a| a < dims.len())
+        .ok_or(KernelError::Mismatch {
+            what: "axis out of range",
+        })?;
+    let (shape, _) = reduced_shape(&input.shape, 1 << a, false);
+    if output.shape != shape {
+        return Err(KernelError::Mismatch {
+            what: "output shape is not the input shape less the axis",
+        });
+    }
+    let product = |d: &[usize]| d.iter().fold(1usize, |p, &v| p.saturating_mul(v));
+    let (before, after) = dims.split_at(a);
+    let (size, after) = after.split_first().ok_or(KernelError::Mismatch {
+        what: "axis out of range",
+    })?;
+    let (outer, inner, size) = (product(before), product(after), *size);
+    if size == 0 && output.shape.elements() > 0 {
+        return Err(KernelError::Mismatch {
+            what: "ARG_MAX / ARG_MIN over an empty axis",
+        });
+    }
+    if output.dtype == TensorType::Int32 && i32::try_from(size).is_err() {
+        return Err(KernelError::Unsupported {
+            what: "an axis longer than INT32 indices reach",
+        });
+    }
+    ctx.set_params(&ArgParams {
+        outer: dim(outer)?,
+        axis: dim(size)?,
+        inner: dim(inner)?,
+    })
+}
+
+/// A type ARG_MAX and ARG_MIN compare.
+pub(crate) trait ArgValue: Element + PartialOrd {
+    /// Whether the value is a NaN (never for integers).
+    #[inline(always)]
+    fn nan(self) -> bool {
+        false
+    }
+}
+
+impl ArgValue for f32 {
+    #[inline(always)]
+    fn nan(self) -> bool {
+        self.is_nan()
+    }
+}
+impl ArgValue for i32 {}
+impl ArgValue for i8 {}
+impl ArgValue for u8 {}
+impl ArgValue for bool {}
+
+/// An index type ARG_MAX and ARG_MIN write.
+pub(crate) trait ArgIndex: Element {
+    /// From an index below the axis length (checked to fit in `prepare`).
+    fn from_index(i: usize) -> Self;
+}
+
+impl ArgIndex for i32 {
+    #[inline(always)]
+    fn from_index(i: usize) -> Self {
+        i as i32
+    }
+}
+
+impl ArgIndex for i64 {
+    #[inline(always)]
+    fn from_index(i: usize) -> Self {
+        i as i64
+    }
+}
+
+/// Whether `candidate` replaces `current` (TensorFlow Lite's NaN-aware comparison: a NaN
+/// never wins, and any number beats a NaN; ties keep the first index).
+#[inline(always)]
+fn better<T: ArgValue>(candidate: T, current: T, max: bool) -> bool {
+    !candidate.nan()
+        && (current.nan()
+            || if max {
+                candidate > current
+            } else {
+                candidate < current
+            })
+}
+
+/// ARG_MAX (`max`) or ARG_MIN of `x` (`outer x axis x inner`, row-major) over the middle
+/// dimension into `y` (`outer x inner`).
+///
+/// # Errors
+/// A mismatch if `x` or `y` is shorter than the dimensions say.
+pub(crate) fn arg_into<T: ArgValue, I: ArgIndex>(
+    x: &[T],
+    y: &mut [I],
+    (outer, axis, inner): (usize, usize, usize),
+    max: bool,
+) -> Result<(), KernelError> {
+    let block = axis.saturating_mul(inner);
+    if block == 0 || outer == 0 {
+        return Ok(());
+    }
+    let x = x.get(..outer.saturating_mul(block)).ok_or(SHORT)?;
+    let y = y.get_mut(..outer * inner).ok_or(SHORT)?;
+    if inner == 1 {
+        // The common case, the last axis: one contiguous row per output.
+        for (row, y) in x.chunks_exact(axis).zip(y.iter_mut()) {
+            let Some(&first) = row.first() else { break };
+            let (mut best, mut value) = (0, first);
+            for (i, &v) in row.iter().enumerate().skip(1) {
+                if better(v, value, max) {
+                    best = i;
+                    value = v;
+                }
+            }
+            *y = I::from_index(best);
+        }
+        return Ok(());
+    }
+    for (rows, y) in x.chunks_exact(block).zip(y.chunks_exact_mut(inner)) {
+        for (j, y) in y.iter_mut().enumerate() {
+            let Some(&first) = rows.get(j) else { break };
+            let (mut best, mut value) = (0, first);
+            for (i, &v) in rows.iter().skip(j).step_by(inner).enumerate().skip(1) {
+                if better(v, value, max) {
+                    best = i;
+                    value = v;
+                }
+            }
+            *y = I::from_index(best);
+        }
+    }
+    Ok(())
+}
+
+fn arg_typed<T: ArgValue>(ctx: &mut Eval<'_>, max: bool) -> Result<(), KernelError> {
+    let p: ArgParams = ctx.params();
+    let dims = (p.outer as usize, p.axis as usize, p.inner as usize);
+    let x = ctx.input::<T>(0)?;
+    match ctx.output_type(0)? {
+        TensorType::Int32 => arg_into(x, ctx.output::<i32>(0)?, dims, max),
+        _ => arg_into(x, ctx.output::<i64>(0)?, dims, max),
+    }
+}
+
+fn eval_arg(ctx: &mut Eval<'_>, max: bool) -> Result<(), KernelError> {
+    match ctx.input_type(0)? {
+        TensorType::Float32 => arg_typed::<f32>(ctx, max),
+        TensorType::Int32 => arg_typed::<i32>(ctx, max),
+        TensorType::Int8 => arg_typed::<i8>(ctx, max),
+        TensorType::Uint8 => arg_typed::<u8>(ctx, max),
+        _ => arg_typed::<bool>(ctx, max),
+    }
+}
+
+fn eval_arg_max(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    eval_arg(ctx, true)
+}
+
+fn eval_arg_min(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    eval_arg(ctx, false)
+}
+
+#[cfg(test)]
+#[path = "tests/reduce.rs"]
+mod tests;

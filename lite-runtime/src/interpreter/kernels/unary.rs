@@ -1,71 +1,504 @@
-//! Element-wise unary ops: activations, softmaxes and casts.
+//! Element-wise unary ops: activations, softmaxes and casts, as TensorFlow Lite's reference
+//! kernels compute them.
 //!
-//! Not implemented yet: every kernel here refuses at setup.
+//! The activations and softmaxes are float32 only (LiteRT runs their int8/int16 forms
+//! quantized: issue 16); CAST converts between float32, int32, int64, bool, int8, uint8 and
+//! int16. The math is in plain functions over slices ([`logistic`], [`softmax_rows`],
+//! [`cast_slice`]...) that the kernels call and the tests check directly.
 
-use super::unimplemented::{eval, prepare};
-use crate::interpreter::Kernel;
-use crate::model::BuiltinOperator;
+use crate::interpreter::{Eval, Kernel, KernelError, Prepare};
+use crate::model::{BuiltinOperator, BuiltinOptions, TensorType};
+use tessera_core::tensor::Element;
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 /// LOGISTIC.
 pub static LOGISTIC: Kernel = Kernel {
     op: BuiltinOperator::Logistic,
-    prepare,
+    prepare: prepare_float,
     init: None,
-    eval,
+    eval: eval_logistic,
 };
 
 /// TANH.
 pub static TANH: Kernel = Kernel {
     op: BuiltinOperator::Tanh,
-    prepare,
+    prepare: prepare_float,
     init: None,
-    eval,
+    eval: eval_tanh,
 };
 
 /// RELU.
 pub static RELU: Kernel = Kernel {
     op: BuiltinOperator::Relu,
-    prepare,
+    prepare: prepare_float,
     init: None,
-    eval,
+    eval: eval_relu,
 };
 
 /// RELU6.
 pub static RELU6: Kernel = Kernel {
     op: BuiltinOperator::Relu6,
-    prepare,
+    prepare: prepare_float,
     init: None,
-    eval,
+    eval: eval_relu6,
 };
 
 /// LEAKY_RELU.
 pub static LEAKY_RELU: Kernel = Kernel {
     op: BuiltinOperator::LeakyRelu,
-    prepare,
+    prepare: prepare_leaky_relu,
     init: None,
-    eval,
+    eval: eval_leaky_relu,
 };
 
 /// SOFTMAX.
 pub static SOFTMAX: Kernel = Kernel {
     op: BuiltinOperator::Softmax,
-    prepare,
+    prepare: prepare_softmax,
     init: None,
-    eval,
+    eval: eval_softmax,
 };
 
 /// LOG_SOFTMAX.
 pub static LOG_SOFTMAX: Kernel = Kernel {
     op: BuiltinOperator::LogSoftmax,
-    prepare,
+    prepare: prepare_log_softmax,
     init: None,
-    eval,
+    eval: eval_log_softmax,
 };
 
 /// CAST.
 pub static CAST: Kernel = Kernel {
     op: BuiltinOperator::Cast,
-    prepare,
+    prepare: prepare_cast,
     init: None,
-    eval,
+    eval: eval_cast,
 };
+
+/// What every kernel here keeps: the element count, the softmax depth (last dimension), a
+/// float option (LEAKY_RELU's alpha, SOFTMAX's beta).
+#[derive(Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable)]
+#[repr(C)]
+struct Params {
+    elements: u32,
+    depth: u32,
+    value: f32,
+}
+
+const SHORT: KernelError = KernelError::Mismatch {
+    what: "tensor shorter than its shape",
+};
+
+fn dim(v: usize) -> Result<u32, KernelError> {
+    u32::try_from(v).map_err(|_| KernelError::Unsupported {
+        what: "dimension over u32",
+    })
+}
+
+/// Checks a float32 input and an output of its type and shape; returns the element count.
+fn check_float(ctx: &Prepare<'_, '_>) -> Result<usize, KernelError> {
+    let input = ctx.input(0)?;
+    let output = ctx.output(0)?;
+    if input.dtype != TensorType::Float32 {
+        return Err(KernelError::Unsupported {
+            what: "input type other than FLOAT32 (quantized forms are not implemented)",
+        });
+    }
+    if output.dtype != TensorType::Float32 {
+        return Err(KernelError::Mismatch {
+            what: "output type differs from the input's",
+        });
+    }
+    if input.shape != output.shape {
+        return Err(KernelError::Mismatch {
+            what: "output shape differs from the input's",
+        });
+    }
+    Ok(input.shape.elements())
+}
+
+fn prepare_float(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    let elements = dim(check_float(ctx)?)?;
+    ctx.set_params(&Params {
+        elements,
+        depth: 0,
+        value: 0.0,
+    })
+}
+
+fn prepare_leaky_relu(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    let BuiltinOptions::LeakyRelu { alpha } = ctx.operator().options() else {
+        return Err(KernelError::Mismatch {
+            what: "options are not LeakyReluOptions",
+        });
+    };
+    let elements = dim(check_float(ctx)?)?;
+    ctx.set_params(&Params {
+        elements,
+        depth: 0,
+        value: alpha,
+    })
+}
+
+fn prepare_softmax(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    let BuiltinOptions::Softmax { beta } = ctx.operator().options() else {
+        return Err(KernelError::Mismatch {
+            what: "options are not SoftmaxOptions",
+        });
+    };
+    prepare_rows(ctx, beta)
+}
+
+fn prepare_log_softmax(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    // LOG_SOFTMAX has no beta (its options table is empty).
+    prepare_rows(ctx, 1.0)
+}
+
+/// Checks a softmax over the last dimension and records the row length.
+fn prepare_rows(ctx: &mut Prepare<'_, '_>, beta: f32) -> Result<(), KernelError> {
+    let elements = check_float(ctx)?;
+    let shape = ctx.input(0)?.shape;
+    // TensorFlow Lite's softmaxes need at least one dimension: they run over the last one.
+    let depth = match shape.dims().last() {
+        Some(&d) => d,
+        None => {
+            return Err(KernelError::Mismatch {
+                what: "softmax of a scalar (rank 0)",
+            });
+        }
+    };
+    ctx.set_params(&Params {
+        elements: dim(elements)?,
+        depth: dim(depth)?,
+        value: beta,
+    })
+}
+
+/// Applies `f` to every element of float input 0 into output 0.
+#[inline(always)]
+fn map(ctx: &mut Eval<'_>, f: impl Fn(f32) -> f32) -> Result<(), KernelError> {
+    let p: Params = ctx.params();
+    let n = p.elements as usize;
+    let x = ctx.input::<f32>(0)?.get(..n).ok_or(SHORT)?;
+    let y = ctx.output::<f32>(0)?.get_mut(..n).ok_or(SHORT)?;
+    for (y, &x) in y.iter_mut().zip(x) {
+        *y = f(x);
+    }
+    Ok(())
+}
+
+fn eval_logistic(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    map(ctx, logistic)
+}
+
+fn eval_tanh(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    map(ctx, libm::tanhf)
+}
+
+fn eval_relu(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    map(ctx, relu)
+}
+
+fn eval_relu6(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    map(ctx, relu6)
+}
+
+fn eval_leaky_relu(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    let alpha = ctx.params::<Params>().value;
+    map(ctx, |x| leaky_relu(x, alpha))
+}
+
+fn rows<'a>(ctx: &mut Eval<'a>) -> Result<(&'a [f32], &'a mut [f32], Params), KernelError> {
+    let p: Params = ctx.params();
+    let n = p.elements as usize;
+    let x = ctx.input::<f32>(0)?.get(..n).ok_or(SHORT)?;
+    let y = ctx.output::<f32>(0)?.get_mut(..n).ok_or(SHORT)?;
+    Ok((x, y, p))
+}
+
+fn eval_softmax(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    let (x, y, p) = rows(ctx)?;
+    softmax_rows(x, y, p.depth as usize, p.value);
+    Ok(())
+}
+
+fn eval_log_softmax(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    let (x, y, _) = rows(ctx)?;
+    let depth = ctx.params::<Params>().depth as usize;
+    log_softmax_rows(x, y, depth);
+    Ok(())
+}
+
+/// The logistic function as TensorFlow Lite's reference kernel computes it: `1` above
+/// 16.619047 (where `1 / (1 + exp(-x))` rounds to 1 anyway), `exp(x)` below -9 (where the
+/// two agree to float precision, and `exp(-x)` would overflow sooner), `1 / (1 + exp(-x))`
+/// between.
+#[inline]
+#[must_use]
+pub(crate) fn logistic(x: f32) -> f32 {
+    const UPPER: f32 = 16.619_047;
+    const LOWER: f32 = -9.0;
+    if x > UPPER {
+        1.0
+    } else if x < LOWER {
+        libm::expf(x)
+    } else {
+        // NaN lands here and stays NaN.
+        1.0 / (1.0 + libm::expf(-x))
+    }
+}
+
+/// RELU: `x < 0 ? 0 : x` (NaN stays NaN, as in the reference kernel).
+#[inline]
+#[must_use]
+pub(crate) fn relu(x: f32) -> f32 {
+    if x < 0.0 { 0.0 } else { x }
+}
+
+/// RELU6: `x` clamped to `[0, 6]` (NaN stays NaN).
+#[inline]
+#[must_use]
+pub(crate) fn relu6(x: f32) -> f32 {
+    if x > 6.0 {
+        6.0
+    } else if x < 0.0 {
+        0.0
+    } else {
+        x
+    }
+}
+
+/// LEAKY_RELU: `x > 0 ? x : alpha * x`.
+#[inline]
+#[must_use]
+pub(crate) fn leaky_relu(x: f32, alpha: f32) -> f32 {
+    if x > 0.0 { x } else { x * alpha }
+}
+
+/// The row's maximum as the reference kernels take it: from the lowest finite float, with
+/// `std::max` (a NaN never replaces the maximum).
+#[inline]
+fn row_max(row: &[f32]) -> f32 {
+    row.iter().fold(f32::MIN, |m, &v| if m < v { v } else { m })
+}
+
+/// SOFTMAX over rows of `depth` values: `exp((x - max) * beta) / sum`, the sum taken in
+/// row order in f32, as TensorFlow Lite's reference kernel does. `x` and `y` have the same
+/// length, a multiple of `depth` (a trailing partial row is left alone; depth 0 does nothing).
+pub(crate) fn softmax_rows(x: &[f32], y: &mut [f32], depth: usize, beta: f32) {
+    if depth == 0 {
+        return;
+    }
+    for (x, y) in x.chunks_exact(depth).zip(y.chunks_exact_mut(depth)) {
+        let max = row_max(x);
+        let mut sum = 0.0f32;
+        for (y, &x) in y.iter_mut().zip(x) {
+            let e = libm::expf((x - max) * beta);
+            *y = e;
+            sum += e;
+        }
+        for y in y.iter_mut() {
+            *y /= sum;
+        }
+    }
+}
+
+/// LOG_SOFTMAX over rows of `depth` values: `x - max - log(sum(exp(x - max)))`, as
+/// TensorFlow Lite's reference kernel computes it (same layout rules as [`softmax_rows`]).
+pub(crate) fn log_softmax_rows(x: &[f32], y: &mut [f32], depth: usize) {
+    if depth == 0 {
+        return;
+    }
+    for (x, y) in x.chunks_exact(depth).zip(y.chunks_exact_mut(depth)) {
+        let max = row_max(x);
+        let sum = x.iter().fold(0.0f32, |s, &v| s + libm::expf(v - max));
+        let log_sum = libm::logf(sum);
+        for (y, &x) in y.iter_mut().zip(x) {
+            *y = x - max - log_sum;
+        }
+    }
+}
+
+// ---- CAST ----
+
+/// A type CAST writes, from any source value class.
+pub(crate) trait CastTo: Element {
+    /// From a float: truncated toward zero, as C++'s `static_cast`.
+    fn from_f32(v: f32) -> Self;
+    /// From an integer (every source integer type fits i64): wrapped to the width, as
+    /// C++'s `static_cast` between integer types.
+    fn from_i64(v: i64) -> Self;
+    /// From a bool: 0 or 1.
+    fn from_bool(v: bool) -> Self;
+}
+
+/// A type CAST reads.
+pub(crate) trait CastFrom: Element {
+    /// `self` as `D`, as C++'s `static_cast<D>` would give it.
+    fn cast<D: CastTo>(self) -> D;
+}
+
+impl CastTo for f32 {
+    #[inline(always)]
+    fn from_f32(v: f32) -> Self {
+        v
+    }
+    #[inline(always)]
+    fn from_i64(v: i64) -> Self {
+        // Round to nearest, as C++'s integer-to-float conversion (one rounding: i64 holds
+        // every source integer exactly).
+        v as f32
+    }
+    #[inline(always)]
+    fn from_bool(v: bool) -> Self {
+        if v { 1.0 } else { 0.0 }
+    }
+}
+
+impl CastTo for bool {
+    #[inline(always)]
+    fn from_f32(v: f32) -> Self {
+        // C++: any non-zero value, NaN included, is true.
+        v != 0.0
+    }
+    #[inline(always)]
+    fn from_i64(v: i64) -> Self {
+        v != 0
+    }
+    #[inline(always)]
+    fn from_bool(v: bool) -> Self {
+        v
+    }
+}
+
+// Float to integer out of the target's range (or NaN) is undefined behaviour in C++; we
+// give what LiteRT gives on Arm64, whose compilers convert with one saturating `fcvtzs` to
+// 32 (or 64) bits, NaN to 0, then keep the low bits for the narrow types. In range, every
+// platform truncates toward zero, and so do we.
+macro_rules! cast_to_int {
+    ($($t:ty => $via:ty),*) => {$(
+        impl CastTo for $t {
+            #[inline(always)]
+            fn from_f32(v: f32) -> Self {
+                (v as $via) as $t
+            }
+            #[inline(always)]
+            fn from_i64(v: i64) -> Self {
+                v as $t
+            }
+            #[inline(always)]
+            fn from_bool(v: bool) -> Self {
+                <$t>::from(v)
+            }
+        }
+        impl CastFrom for $t {
+            #[inline(always)]
+            fn cast<D: CastTo>(self) -> D {
+                D::from_i64(i64::from(self))
+            }
+        }
+    )*};
+}
+
+cast_to_int!(i8 => i32, u8 => i32, i16 => i32, i32 => i32, i64 => i64);
+
+impl CastFrom for f32 {
+    #[inline(always)]
+    fn cast<D: CastTo>(self) -> D {
+        D::from_f32(self)
+    }
+}
+
+impl CastFrom for bool {
+    #[inline(always)]
+    fn cast<D: CastTo>(self) -> D {
+        D::from_bool(self)
+    }
+}
+
+/// Converts `src` into `dst` element by element (up to the shorter length).
+pub(crate) fn cast_slice<S: CastFrom, D: CastTo>(src: &[S], dst: &mut [D]) {
+    for (d, &s) in dst.iter_mut().zip(src) {
+        *d = s.cast();
+    }
+}
+
+fn castable(t: TensorType) -> bool {
+    matches!(
+        t,
+        TensorType::Float32
+            | TensorType::Int32
+            | TensorType::Int64
+            | TensorType::Bool
+            | TensorType::Int8
+            | TensorType::Uint8
+            | TensorType::Int16
+    )
+}
+
+fn prepare_cast(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    // TensorFlow Lite casts between the tensors' types; the options only restate them.
+    let input = ctx.input(0)?;
+    let output = ctx.output(0)?;
+    if !castable(input.dtype) || !castable(output.dtype) {
+        return Err(KernelError::Unsupported {
+            what: "CAST from or to a type other than FLOAT32, INT32, INT64, BOOL, INT8, UINT8, \
+                   INT16",
+        });
+    }
+    if input.shape.elements() != output.shape.elements() {
+        return Err(KernelError::Mismatch {
+            what: "output has another number of elements than the input",
+        });
+    }
+    ctx.set_params(&Params {
+        elements: dim(input.shape.elements())?,
+        depth: 0,
+        value: 0.0,
+    })
+}
+
+fn cast_into<S: CastFrom>(ctx: &mut Eval<'_>, n: usize) -> Result<(), KernelError> {
+    let src = ctx.input::<S>(0)?.get(..n).ok_or(SHORT)?;
+    fn go<S: CastFrom, D: CastTo>(
+        ctx: &mut Eval<'_>,
+        src: &[S],
+        n: usize,
+    ) -> Result<(), KernelError> {
+        let dst = ctx.output::<D>(0)?.get_mut(..n).ok_or(SHORT)?;
+        cast_slice(src, dst);
+        Ok(())
+    }
+    match ctx.output_type(0)? {
+        TensorType::Float32 => go::<S, f32>(ctx, src, n),
+        TensorType::Int32 => go::<S, i32>(ctx, src, n),
+        TensorType::Int64 => go::<S, i64>(ctx, src, n),
+        TensorType::Bool => go::<S, bool>(ctx, src, n),
+        TensorType::Int8 => go::<S, i8>(ctx, src, n),
+        TensorType::Uint8 => go::<S, u8>(ctx, src, n),
+        TensorType::Int16 => go::<S, i16>(ctx, src, n),
+        _ => Err(KernelError::Unsupported {
+            what: "CAST output type",
+        }),
+    }
+}
+
+fn eval_cast(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    let n = ctx.params::<Params>().elements as usize;
+    match ctx.input_type(0)? {
+        TensorType::Float32 => cast_into::<f32>(ctx, n),
+        TensorType::Int32 => cast_into::<i32>(ctx, n),
+        TensorType::Int64 => cast_into::<i64>(ctx, n),
+        TensorType::Bool => cast_into::<bool>(ctx, n),
+        TensorType::Int8 => cast_into::<i8>(ctx, n),
+        TensorType::Uint8 => cast_into::<u8>(ctx, n),
+        TensorType::Int16 => cast_into::<i16>(ctx, n),
+        _ => Err(KernelError::Unsupported {
+            what: "CAST input type",
+        }),
+    }
+}
+
+#[cfg(test)]
+#[path = "tests/unary.rs"]
+mod tests;
