@@ -1,1 +1,260 @@
+//! The unary kernels' math against naive f64 references and exact tables, and against
+//! LiteRT's outputs in the `ops_elementwise` fixture.
 
+use super::*;
+use proptest::prelude::*;
+
+fn close(got: f32, want: f64) -> bool {
+    let g = f64::from(got);
+    (g - want).abs() <= 1e-5 + 1e-5 * want.abs() || (got.is_nan() && want.is_nan())
+}
+
+fn cases() -> ProptestConfig {
+    ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 256 })
+}
+
+#[test]
+fn logistic_follows_the_reference_cutoffs() {
+    assert_eq!(logistic(17.0), 1.0);
+    assert_eq!(logistic(f32::INFINITY), 1.0);
+    assert_eq!(logistic(-10.0), libm::expf(-10.0));
+    assert_eq!(logistic(f32::NEG_INFINITY), 0.0);
+    assert_eq!(logistic(0.0), 0.5);
+    assert!(logistic(f32::NAN).is_nan());
+    // Either side of a cutoff the two formulas agree to float precision.
+    for x in [16.6f32, 16.7, -8.99, -9.01] {
+        assert!(
+            close(logistic(x), 1.0 / (1.0 + (-f64::from(x)).exp())),
+            "{x}"
+        );
+    }
+}
+
+#[test]
+fn relus_clamp_and_keep_nan() {
+    assert_eq!(relu(-1.5), 0.0);
+    assert_eq!(relu(2.5), 2.5);
+    assert!(relu(f32::NAN).is_nan());
+    assert_eq!(relu6(7.0), 6.0);
+    assert_eq!(relu6(-7.0), 0.0);
+    assert_eq!(relu6(3.0), 3.0);
+    assert!(relu6(f32::NAN).is_nan());
+    assert_eq!(leaky_relu(-2.0, 0.2), -0.4);
+    assert_eq!(leaky_relu(2.0, 0.2), 2.0);
+    assert_eq!(leaky_relu(0.0, 0.2), 0.0);
+}
+
+#[test]
+fn softmax_of_an_empty_or_partial_input_writes_nothing_out_of_place() {
+    let mut y = [7.0f32; 3];
+    softmax_rows(&[], &mut [], 0, 1.0);
+    softmax_rows(&[1.0, 2.0, 3.0], &mut y, 0, 1.0);
+    assert_eq!(y, [7.0; 3]);
+    // A row of one is 1 (log 0).
+    softmax_rows(&[5.0], &mut y[..1], 1, 1.0);
+    assert_eq!(y[0], 1.0);
+    log_softmax_rows(&[5.0], &mut y[..1], 1);
+    assert_eq!(y[0], 0.0);
+    // Infinities: the max row element dominates.
+    softmax_rows(&[f32::INFINITY, 0.0], &mut y[..2], 2, 1.0);
+    assert!(y[0].is_nan());
+    softmax_rows(&[f32::NEG_INFINITY, 0.0], &mut y[..2], 2, 1.0);
+    assert_eq!(&y[..2], &[0.0, 1.0]);
+}
+
+#[test]
+fn cast_matches_cpp_static_cast() {
+    let f = [
+        2.7f32,
+        -2.7,
+        0.0,
+        -0.0,
+        127.9,
+        300.0,
+        -129.5,
+        f32::NAN,
+        1e10,
+        -1e10,
+    ];
+    let mut i = [0i32; 10];
+    cast_slice(&f, &mut i);
+    assert_eq!(i, [2, -2, 0, 0, 127, 300, -129, 0, i32::MAX, i32::MIN]);
+    let mut b = [false; 10];
+    cast_slice(&f, &mut b);
+    assert_eq!(
+        b,
+        [true, true, false, false, true, true, true, true, true, true]
+    );
+    // Narrow targets: through i32, then the low bits (Arm64's behaviour off range).
+    let mut i8s = [0i8; 10];
+    cast_slice(&f, &mut i8s);
+    assert_eq!(i8s, [2, -2, 0, 0, 127, 44, 127, 0, -1, 0]);
+    let mut u8s = [0u8; 10];
+    cast_slice(&f, &mut u8s);
+    assert_eq!(u8s, [2, 254, 0, 0, 127, 44, 127, 0, 255, 0]);
+
+    let ints = [-1i64, 255, 256, 65_535, i64::from(i32::MAX) + 1, i64::MIN];
+    let mut u8s = [0u8; 6];
+    cast_slice(&ints, &mut u8s);
+    assert_eq!(u8s, [255, 255, 0, 255, 0, 0]);
+    let mut i16s = [0i16; 6];
+    cast_slice(&ints, &mut i16s);
+    assert_eq!(i16s, [-1, 255, 256, -1, 0, 0]);
+    let mut i32s = [0i32; 6];
+    cast_slice(&ints, &mut i32s);
+    assert_eq!(i32s, [-1, 255, 256, 65_535, i32::MIN, 0]);
+    let mut fs = [0f32; 6];
+    cast_slice(&ints, &mut fs);
+    assert_eq!(
+        fs,
+        [-1.0, 255.0, 256.0, 65_535.0, 2_147_483_648.0, -9.223_372e18]
+    );
+    let mut bs = [true; 6];
+    cast_slice(&[0i8, 1, -1, 0, 2, 0], &mut bs);
+    assert_eq!(bs, [false, true, true, false, true, false]);
+
+    let bools = [true, false];
+    let mut fs = [9.0f32; 2];
+    cast_slice(&bools, &mut fs);
+    assert_eq!(fs, [1.0, 0.0]);
+    let mut is = [9i64; 2];
+    cast_slice(&bools, &mut is);
+    assert_eq!(is, [1, 0]);
+    let mut us = [9u8; 2];
+    cast_slice(&bools, &mut us);
+    assert_eq!(us, [1, 0]);
+}
+
+/// Naive softmax in f64.
+fn softmax_ref(row: &[f32], beta: f32) -> Vec<f64> {
+    let max = row.iter().fold(f64::MIN, |m, &v| m.max(f64::from(v)));
+    let e: Vec<f64> = row
+        .iter()
+        .map(|&v| ((f64::from(v) - max) * f64::from(beta)).exp())
+        .collect();
+    let s: f64 = e.iter().sum();
+    e.iter().map(|v| v / s).collect()
+}
+
+fn rows_strategy() -> impl Strategy<Value = (Vec<f32>, usize)> {
+    (0usize..5, 0usize..12).prop_flat_map(|(outer, depth)| {
+        (
+            proptest::collection::vec(-30.0f32..30.0, outer * depth),
+            Just(depth),
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(cases())]
+
+    #[test]
+    fn softmax_matches_f64((x, depth) in rows_strategy(), beta in 0.05f32..3.0) {
+        let mut y = vec![f32::NAN; x.len()];
+        softmax_rows(&x, &mut y, depth, beta);
+        if depth > 0 {
+            for (xr, yr) in x.chunks(depth).zip(y.chunks(depth)) {
+                for (g, w) in yr.iter().zip(softmax_ref(xr, beta)) {
+                    prop_assert!(close(*g, w), "{g} vs {w}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn log_softmax_matches_f64((x, depth) in rows_strategy()) {
+        let mut y = vec![f32::NAN; x.len()];
+        log_softmax_rows(&x, &mut y, depth);
+        if depth > 0 {
+            for (xr, yr) in x.chunks(depth).zip(y.chunks(depth)) {
+                for (g, w) in yr.iter().zip(softmax_ref(xr, 1.0)) {
+                    prop_assert!(close(*g, w.ln()), "{g} vs {}", w.ln());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn activations_match_f64(x in -40.0f32..40.0) {
+        let xd = f64::from(x);
+        prop_assert!(close(logistic(x), 1.0 / (1.0 + (-xd).exp())));
+        prop_assert!(close(libm::tanhf(x), xd.tanh()));
+        prop_assert_eq!(relu(x), x.max(0.0));
+        prop_assert_eq!(relu6(x), x.clamp(0.0, 6.0));
+        let leaky = if xd > 0.0 { xd } else { 0.3 * xd };
+        prop_assert!(close(leaky_relu(x, 0.3), leaky));
+    }
+
+    #[test]
+    fn float_to_int_truncates_in_range(x in -2.0e9f32..2.0e9) {
+        let t = f64::from(x).trunc();
+        let mut i = [0i32];
+        cast_slice(&[x], &mut i);
+        prop_assert_eq!(f64::from(i[0]), t);
+        let mut l = [0i64];
+        cast_slice(&[x], &mut l);
+        prop_assert_eq!(l[0] as f64, t);
+        // The narrow types: truncated, then wrapped as C++ keeps an int's low bits.
+        let mut n = [0i16];
+        cast_slice(&[x], &mut n);
+        prop_assert_eq!(i64::from(n[0]), (t as i64).rem_euclid(65_536) - if (t as i64).rem_euclid(65_536) >= 32_768 { 65_536 } else { 0 });
+    }
+
+    #[test]
+    fn int_casts_wrap_and_convert(v in proptest::collection::vec(any::<i64>(), 0..16)) {
+        let mut u = vec![0u8; v.len()];
+        cast_slice(&v, &mut u);
+        let mut f = vec![0f32; v.len()];
+        cast_slice(&v, &mut f);
+        let mut b = vec![false; v.len()];
+        cast_slice(&v, &mut b);
+        for (k, &x) in v.iter().enumerate() {
+            prop_assert_eq!(i64::from(u[k]), x.rem_euclid(256));
+            // Round to nearest (i64 to f32 is the one conversion that may round).
+            let err = (f64::from(f[k]) - x as f64).abs();
+            prop_assert!(err <= (x as f64).abs() * f64::from(f32::EPSILON) / 2.0 + 1.0);
+            prop_assert_eq!(b[k], x != 0);
+        }
+        let narrow: Vec<i32> = v.iter().map(|&x| x as i32).collect();
+        let mut back = vec![0i64; v.len()];
+        cast_slice(&narrow, &mut back);
+        for (k, &x) in v.iter().enumerate() {
+            prop_assert_eq!(back[k], i64::from(x as i32));
+        }
+    }
+}
+
+/// The fixture's unary outputs that read a graph input directly, against LiteRT.
+#[cfg(all(feature = "std", not(miri)))]
+#[test]
+fn ops_elementwise_fixture_unary_outputs() {
+    use crate::npy::Npy;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/models");
+    let load = |name: &str| -> Vec<f32> {
+        let bytes = std::fs::read(dir.join(format!("ops_elementwise.{name}.npy"))).unwrap();
+        let npy = Npy::parse(&bytes).unwrap();
+        npy.data
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    let (a, b) = (load("in2"), load("in1")); // [2, 3, 4] and [3, 4]
+    let check = |got: &[f32], out: &str| {
+        let want = load(out);
+        assert_eq!(got.len(), want.len(), "{out}");
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(close(*g, f64::from(*w)), "{out}[{i}] = {g}, LiteRT {w}");
+        }
+    };
+    let map = |x: &[f32], f: &dyn Fn(f32) -> f32| x.iter().map(|&v| f(v)).collect::<Vec<_>>();
+    check(&map(&b, &logistic), "out0");
+    check(&map(&a, &|v| leaky_relu(v, 0.2)), "out4");
+    check(&map(&a, &libm::tanhf), "out7");
+    check(&map(&a, &relu6), "out12");
+    check(&map(&b, &relu), "out14");
+    let mut y = vec![0.0; a.len()];
+    softmax_rows(&a, &mut y, 4, 1.0);
+    check(&y, "out11");
+    log_softmax_rows(&a, &mut y, 4);
+    check(&y, "out19");
+}
