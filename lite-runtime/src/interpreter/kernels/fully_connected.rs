@@ -1,16 +1,24 @@
 //! FULLY_CONNECTED, float32: `output[b, n] = act(sum_k input[b, k] * weights[n, k] + bias[n])`,
 //! summed in `k` order as TensorFlow Lite's reference kernel does.
+//!
+//! When the weights are a sparse constant (stored sparse, or expanded by a DENSIFY the
+//! interpreter folds away), the kernel reads them in their stored form through a compact row
+//! index built at `init` ([`sparse_weights`]): the dense matrix never takes arena bytes.
 
+mod sparse_weights;
+
+use self::sparse_weights::{Dims, Plan, RowIndex};
 use super::activation::{clamp, float_range};
-use crate::interpreter::{Eval, Kernel, KernelError, Prepare};
+use super::sparse::SparseFormat;
+use crate::interpreter::{Eval, Init, Kernel, KernelError, Prepare};
 use crate::model::{BuiltinOperator, BuiltinOptions, TensorType};
-use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
+use zerocopy::{FromBytes, FromZeros, Immutable, IntoBytes, KnownLayout};
 
 /// FULLY_CONNECTED.
 pub static FULLY_CONNECTED: Kernel = Kernel {
     op: BuiltinOperator::FullyConnected,
     prepare,
-    init: None,
+    init: Some(init),
     eval,
 };
 
@@ -23,6 +31,10 @@ struct Params {
     has_bias: u32,
     lo: f32,
     hi: f32,
+    /// The sparse weights' tensor index plus one; 0: dense weights.
+    sparse: u32,
+    /// The sparse weights' row index layout.
+    plan: Plan,
 }
 
 fn prepare(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
@@ -37,7 +49,11 @@ fn prepare(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
         });
     }
     let input = ctx.input(0)?;
-    let weights = ctx.input(1)?;
+    let sparse = ctx.sparse_source(1);
+    let weights = match sparse {
+        Some(s) => s,
+        None => ctx.input(1)?,
+    };
     let bias = ctx.optional_input(2);
     let output = ctx.output(0)?;
     for d in [&input, &weights, &output] {
@@ -79,7 +95,28 @@ fn prepare(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
             what: "dimension over u32",
         })
     };
+    let mut plan = Plan::new_zeroed();
+    let mut source = 0;
+    if let Some(s) = &sparse {
+        if let Ok(dense) = ctx.input(1) {
+            if dense.shape.dims() != s.shape.dims() {
+                return Err(KernelError::Mismatch {
+                    what: "densified weights' shape differs from the sparse constant's",
+                });
+            }
+        }
+        let (format, values) = sparse_format(ctx)?;
+        plan = Plan::new(&format, units, depth, values)?;
+        ctx.request_persistent(plan.bytes(units).ok_or(KernelError::Unsupported {
+            what: "sparse weights' index over the address space",
+        })?);
+        source = n(s.index)?.checked_add(1).ok_or(KernelError::Unsupported {
+            what: "tensor index over u32",
+        })?;
+    }
     ctx.set_params(&Params {
+        sparse: source,
+        plan,
         batches: n(batches)?,
         depth: n(depth)?,
         units: n(units)?,
@@ -89,8 +126,40 @@ fn prepare(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
     })
 }
 
+/// The format of the sparse weights behind input 1 and how many values they store.
+fn sparse_format<'m>(ctx: &Prepare<'_, 'm>) -> Result<(SparseFormat<'m>, usize), KernelError> {
+    let not_sparse = KernelError::Mismatch {
+        what: "weights are not a sparse constant",
+    };
+    let s = ctx.sparse_source(1).ok_or(not_sparse)?;
+    let sparsity = s.sparsity().ok_or(not_sparse)?;
+    let values = s.constant().ok_or(not_sparse)?.len() / 4;
+    Ok((
+        SparseFormat::from_sparsity(s.shape.dims(), &sparsity)?,
+        values,
+    ))
+}
+
+fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
+    let p: Params = ctx.params();
+    if p.sparse == 0 {
+        return Ok(());
+    }
+    let (format, _) = sparse_format(ctx.prepared())?;
+    sparse_weights::build(
+        &format,
+        p.plan,
+        p.units as usize,
+        p.depth as usize,
+        ctx.persistent(),
+    )
+}
+
 fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
     let p: Params = ctx.params();
+    if p.sparse != 0 {
+        return eval_sparse(ctx, &p);
+    }
     let (batches, depth, units) = (p.batches as usize, p.depth as usize, p.units as usize);
     let input = ctx.input::<f32>(0)?;
     let weights = ctx.input::<f32>(1)?;
@@ -119,4 +188,34 @@ fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
         }
     }
     Ok(())
+}
+
+fn eval_sparse(ctx: &mut Eval<'_>, p: &Params) -> Result<(), KernelError> {
+    let units = p.units as usize;
+    let values = ctx.constant(p.sparse as usize - 1)?;
+    let values = <[f32]>::ref_from_bytes(values).map_err(|_| KernelError::Mismatch {
+        what: "sparse weights misaligned",
+    })?;
+    let index = RowIndex::view(p.plan, units, ctx.persistent())?;
+    let input = ctx.input::<f32>(0)?;
+    let bias = if p.has_bias != 0 {
+        Some(ctx.input::<f32>(2)?)
+    } else {
+        None
+    };
+    let out = ctx.output::<f32>(0)?;
+    sparse_weights::matvec(
+        &index,
+        values,
+        input,
+        bias,
+        out,
+        Dims {
+            batches: p.batches as usize,
+            depth: p.depth as usize,
+            units,
+            lo: p.lo,
+            hi: p.hi,
+        },
+    )
 }

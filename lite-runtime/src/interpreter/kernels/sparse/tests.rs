@@ -1,0 +1,1 @@
+//! Tests of DENSIFY and the sparse format walk.
