@@ -1,71 +1,668 @@
-//! Data movement: concatenation, slices, transposes, packing, SHAPE and FILL.
+//! Data movement: CONCATENATION, SLICE, STRIDED_SLICE, TRANSPOSE, PACK, UNPACK, SHAPE and
+//! FILL, over float32, int32, int64 and bool (SLICE, STRIDED_SLICE and FILL over strings
+//! too, as TensorFlow Lite). Quantized types are refused (issue 16).
 //!
-//! Not implemented yet: every kernel here refuses at setup.
+//! SLICE, STRIDED_SLICE and TRANSPOSE compute a strided read ([`plan`]) from their index
+//! operands at every invoke (a few dozen operations), so operands computed by the graph work
+//! as well as constants; when the operands are constants, setup already checks the model's
+//! output shape, and every invoke checks it again.
 
-use super::unimplemented::{eval, prepare};
-use crate::interpreter::Kernel;
-use crate::model::BuiltinOperator;
+pub(crate) mod operands;
+mod plan;
+#[cfg(test)]
+mod tests;
+
+use operands::{
+    MAX_SPEC, check_spec, const_spec, element_bytes, eval_spec, small, words, words_mut,
+    write_strings,
+};
+use plan::{Masks, Plan};
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
+
+use super::activation::{clamp, float_range};
+use crate::interpreter::{Eval, Kernel, KernelError, MAX_DIMS, Prepare, Shape};
+use crate::model::{Activation, BuiltinOperator, BuiltinOptions, TensorType};
 
 /// CONCATENATION.
 pub static CONCATENATION: Kernel = Kernel {
     op: BuiltinOperator::Concatenation,
-    prepare,
+    prepare: prepare_concatenation,
     init: None,
-    eval,
+    eval: eval_joined,
 };
 
 /// SLICE.
 pub static SLICE: Kernel = Kernel {
     op: BuiltinOperator::Slice,
-    prepare,
+    prepare: prepare_slice,
     init: None,
-    eval,
+    eval: eval_slice,
 };
 
 /// STRIDED_SLICE.
 pub static STRIDED_SLICE: Kernel = Kernel {
     op: BuiltinOperator::StridedSlice,
-    prepare,
+    prepare: prepare_strided,
     init: None,
-    eval,
+    eval: eval_strided,
 };
 
 /// TRANSPOSE.
 pub static TRANSPOSE: Kernel = Kernel {
     op: BuiltinOperator::Transpose,
-    prepare,
+    prepare: prepare_transpose,
     init: None,
-    eval,
+    eval: eval_transpose,
 };
 
 /// PACK.
 pub static PACK: Kernel = Kernel {
     op: BuiltinOperator::Pack,
-    prepare,
+    prepare: prepare_pack,
     init: None,
-    eval,
+    eval: eval_joined,
 };
 
 /// UNPACK.
 pub static UNPACK: Kernel = Kernel {
     op: BuiltinOperator::Unpack,
-    prepare,
+    prepare: prepare_unpack,
     init: None,
-    eval,
+    eval: eval_unpack,
 };
 
 /// SHAPE.
 pub static SHAPE: Kernel = Kernel {
     op: BuiltinOperator::Shape,
-    prepare,
+    prepare: prepare_shape,
     init: None,
-    eval,
+    eval: eval_shape,
 };
 
 /// FILL.
 pub static FILL: Kernel = Kernel {
     op: BuiltinOperator::Fill,
-    prepare,
+    prepare: prepare_fill,
     init: None,
-    eval,
+    eval: eval_fill,
 };
+
+const OUTPUT_TYPE: KernelError = KernelError::Mismatch {
+    what: "output type differs from the input's",
+};
+const OUTPUT_SHAPE: KernelError = KernelError::Mismatch {
+    what: "output shape differs from what the op computes",
+};
+
+/// Element bytes of a tensor moved as numbers, or 0 for strings.
+fn moved_bytes(t: TensorType, strings: bool) -> Result<usize, KernelError> {
+    if strings && t == TensorType::String {
+        Ok(0)
+    } else {
+        element_bytes(t)
+    }
+}
+
+/// `axis` counted from the end when negative, in `0..rank`.
+fn normalize_axis(axis: i32, rank: usize) -> Result<usize, KernelError> {
+    let r = i64::try_from(rank).unwrap_or(i64::MAX);
+    let a = if axis < 0 {
+        i64::from(axis) + r
+    } else {
+        i64::from(axis)
+    };
+    if (0..r).contains(&a) {
+        Ok(a as usize)
+    } else {
+        Err(KernelError::Mismatch {
+            what: "axis outside the input's dimensions",
+        })
+    }
+}
+
+fn product(dims: &[usize]) -> usize {
+    dims.iter().product()
+}
+
+// ---- CONCATENATION and PACK: each input's rows, side by side ----
+
+/// CONCATENATION and PACK: `outer` rows; input `k` gives each output row its elements from
+/// dimension `axis` on.
+#[derive(Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable)]
+#[repr(C)]
+struct Joined {
+    outer: u32,
+    axis: u32,
+    element: u32,
+    clamp: u32,
+    lo: f32,
+    hi: f32,
+}
+
+fn prepare_concatenation(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    let BuiltinOptions::Concatenation { axis, activation } = ctx.operator().options() else {
+        return Err(KernelError::Mismatch {
+            what: "options are not ConcatenationOptions",
+        });
+    };
+    let first = ctx.input(0)?;
+    let output = ctx.output(0)?;
+    let element = element_bytes(first.dtype)?;
+    let rank = first.shape.rank();
+    let axis = normalize_axis(axis, rank)?;
+    let mut dims = [0usize; MAX_DIMS];
+    dims[..rank].copy_from_slice(first.shape.dims());
+    dims[axis] = 0;
+    for k in 0..ctx.input_count() {
+        let d = ctx.input(k)?;
+        if d.dtype != first.dtype {
+            return Err(KernelError::Mismatch {
+                what: "inputs of different types",
+            });
+        }
+        let same = d.shape.rank() == rank
+            && d.shape
+                .dims()
+                .iter()
+                .zip(first.shape.dims())
+                .enumerate()
+                .all(|(i, (a, b))| i == axis || a == b);
+        if !same {
+            return Err(KernelError::Mismatch {
+                what: "inputs differ outside the concatenation axis",
+            });
+        }
+        dims[axis] += d.shape.dims()[axis];
+    }
+    if output.dtype != first.dtype {
+        return Err(OUTPUT_TYPE);
+    }
+    if Shape::new(&dims[..rank]) != Some(output.shape) {
+        return Err(OUTPUT_SHAPE);
+    }
+    let (clamp, lo, hi) = match (activation, first.dtype) {
+        (Activation::None, _) => (0, 0.0, 0.0),
+        (a, TensorType::Float32) => {
+            let (lo, hi) = float_range(a)?;
+            (1, lo, hi)
+        }
+        _ => {
+            return Err(KernelError::Unsupported {
+                what: "fused activation on a non-float concatenation",
+            });
+        }
+    };
+    ctx.set_params(&Joined {
+        outer: small(product(&first.shape.dims()[..axis]))?,
+        axis: small(axis)?,
+        element: small(element)?,
+        clamp,
+        lo,
+        hi,
+    })
+}
+
+fn prepare_pack(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    let BuiltinOptions::Pack { values_count, axis } = ctx.operator().options() else {
+        return Err(KernelError::Mismatch {
+            what: "options are not PackOptions",
+        });
+    };
+    let first = ctx.input(0)?;
+    let output = ctx.output(0)?;
+    let element = element_bytes(first.dtype)?;
+    let n = ctx.input_count();
+    if usize::try_from(values_count).ok() != Some(n) {
+        return Err(KernelError::Mismatch {
+            what: "values_count differs from the number of inputs",
+        });
+    }
+    let rank = first.shape.rank();
+    let axis = normalize_axis(axis, rank + 1)?;
+    for k in 0..n {
+        let d = ctx.input(k)?;
+        if d.dtype != first.dtype || d.shape != first.shape {
+            return Err(KernelError::Mismatch {
+                what: "inputs of different types or shapes",
+            });
+        }
+    }
+    if output.dtype != first.dtype {
+        return Err(OUTPUT_TYPE);
+    }
+    let mut dims = [0usize; MAX_DIMS + 1];
+    dims[..axis].copy_from_slice(&first.shape.dims()[..axis]);
+    dims[axis] = n;
+    dims[axis + 1..=rank].copy_from_slice(&first.shape.dims()[axis..]);
+    if Shape::new(&dims[..=rank]) != Some(output.shape) {
+        return Err(OUTPUT_SHAPE);
+    }
+    ctx.set_params(&Joined {
+        outer: small(product(&first.shape.dims()[..axis]))?,
+        axis: small(axis)?,
+        element: small(element)?,
+        clamp: 0,
+        lo: 0.0,
+        hi: 0.0,
+    })
+}
+
+fn eval_joined(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    let p: Joined = ctx.params();
+    let outer = p.outer as usize;
+    let dst = ctx.output_bytes(0)?;
+    if outer == 0 || dst.is_empty() {
+        return Ok(());
+    }
+    let row = dst.len() / outer;
+    let mut at = 0;
+    for k in 0..ctx.input_count() {
+        let shape = ctx.input_shape(k)?;
+        let tail = shape.dims().get(p.axis as usize..).unwrap_or(&[]);
+        let chunk = product(tail) * p.element as usize;
+        if chunk == 0 {
+            continue;
+        }
+        let src = ctx.input_bytes(k)?;
+        let end = at + chunk;
+        for (s, d) in src.chunks_exact(chunk).zip(dst.chunks_exact_mut(row)) {
+            d.get_mut(at..end).ok_or(OUTPUT_SHAPE)?.copy_from_slice(s);
+        }
+        at = end;
+    }
+    if p.clamp != 0 {
+        for v in words_mut::<f32>(dst)? {
+            *v = clamp(*v, p.lo, p.hi);
+        }
+    }
+    Ok(())
+}
+
+// ---- UNPACK ----
+
+#[derive(Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable)]
+#[repr(C)]
+struct Unpacked {
+    /// Bytes of one output's run in each outer row.
+    run: u32,
+}
+
+fn prepare_unpack(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    let BuiltinOptions::Unpack { num, axis } = ctx.operator().options() else {
+        return Err(KernelError::Mismatch {
+            what: "options are not UnpackOptions",
+        });
+    };
+    let input = ctx.input(0)?;
+    let element = element_bytes(input.dtype)?;
+    let rank = input.shape.rank();
+    let axis = normalize_axis(axis, rank)?;
+    let dims = input.shape.dims();
+    let n = dims[axis];
+    if usize::try_from(num).ok() != Some(n) || ctx.output_count() != n {
+        return Err(KernelError::Mismatch {
+            what: "num and the outputs differ from the unpacked dimension",
+        });
+    }
+    let mut out = [0usize; MAX_DIMS];
+    out[..axis].copy_from_slice(&dims[..axis]);
+    out[axis..rank - 1].copy_from_slice(&dims[axis + 1..]);
+    let want = Shape::new(&out[..rank - 1]);
+    for k in 0..n {
+        let o = ctx.output(k)?;
+        if o.dtype != input.dtype {
+            return Err(OUTPUT_TYPE);
+        }
+        if Some(o.shape) != want {
+            return Err(OUTPUT_SHAPE);
+        }
+    }
+    ctx.set_params(&Unpacked {
+        run: small(product(&dims[axis + 1..]) * element)?,
+    })
+}
+
+fn eval_unpack(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    let p: Unpacked = ctx.params();
+    let run = p.run as usize;
+    let n = ctx.output_count();
+    let src = ctx.input_bytes(0)?;
+    if run == 0 || n == 0 {
+        return Ok(());
+    }
+    for k in 0..n {
+        let dst = ctx.output_bytes(k)?;
+        for (s, d) in src.chunks_exact(run * n).zip(dst.chunks_exact_mut(run)) {
+            d.copy_from_slice(s.get(k * run..(k + 1) * run).ok_or(OUTPUT_SHAPE)?);
+        }
+    }
+    Ok(())
+}
+
+// ---- SLICE, STRIDED_SLICE, TRANSPOSE: strided reads ----
+
+#[derive(Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable)]
+#[repr(C)]
+struct Sliced {
+    /// Element bytes, 0 for strings.
+    element: u32,
+    begin_mask: i32,
+    end_mask: i32,
+    ellipsis_mask: i32,
+    new_axis_mask: i32,
+    shrink_axis_mask: i32,
+    offset: u32,
+}
+
+impl Sliced {
+    fn masks(&self) -> Masks {
+        Masks {
+            begin: self.begin_mask,
+            end: self.end_mask,
+            ellipsis: self.ellipsis_mask,
+            new_axis: self.new_axis_mask,
+            shrink: self.shrink_axis_mask,
+            offset: self.offset != 0,
+        }
+    }
+}
+
+/// Checks input 0 and output 0 of a strided read and its index operands `1..=specs`;
+/// returns the parameters and, if every operand is constant, their entries.
+fn prepare_sliced(
+    ctx: &Prepare<'_, '_>,
+    specs: usize,
+    strings: bool,
+) -> Result<(Sliced, Option<[[i64; MAX_SPEC]; 3]>, [usize; 3]), KernelError> {
+    let input = ctx.input(0)?;
+    let output = ctx.output(0)?;
+    let element = moved_bytes(input.dtype, strings)?;
+    if output.dtype != input.dtype {
+        return Err(OUTPUT_TYPE);
+    }
+    let mut values = [[0i64; MAX_SPEC]; 3];
+    let mut lens = [0usize; 3];
+    let mut constant = true;
+    for k in 0..specs {
+        let d = ctx.input(k + 1)?;
+        lens[k] = check_spec(&d, "index operand is not a 1-D int32 or int64 tensor")?;
+        constant &= const_spec(&d, &mut values[k])?.is_some();
+    }
+    let params = Sliced {
+        element: small(element)?,
+        begin_mask: 0,
+        end_mask: 0,
+        ellipsis_mask: 0,
+        new_axis_mask: 0,
+        shrink_axis_mask: 0,
+        offset: 0,
+    };
+    Ok((params, constant.then_some(values), lens))
+}
+
+fn check_output(ctx: &Prepare<'_, '_>, shape: Shape) -> Result<(), KernelError> {
+    if ctx.output(0)?.shape == shape {
+        Ok(())
+    } else {
+        Err(OUTPUT_SHAPE)
+    }
+}
+
+fn prepare_slice(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    let (p, values, lens) = prepare_sliced(ctx, 2, true)?;
+    if let Some(v) = values {
+        let input = ctx.input(0)?.shape;
+        let (_, shape) = plan::slice(&input, &v[0][..lens[0]], &v[1][..lens[1]])?;
+        check_output(ctx, shape)?;
+    }
+    ctx.set_params(&p)
+}
+
+fn prepare_transpose(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    let (p, values, lens) = prepare_sliced(ctx, 1, false)?;
+    if let Some(v) = values {
+        let input = ctx.input(0)?.shape;
+        let (_, shape) = plan::transpose(&input, &v[0][..lens[0]])?;
+        check_output(ctx, shape)?;
+    }
+    ctx.set_params(&p)
+}
+
+fn prepare_strided(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    let BuiltinOptions::StridedSlice(o) = ctx.operator().options() else {
+        return Err(KernelError::Mismatch {
+            what: "options are not StridedSliceOptions",
+        });
+    };
+    let (mut p, values, lens) = prepare_sliced(ctx, 3, true)?;
+    p.begin_mask = o.begin_mask;
+    p.end_mask = o.end_mask;
+    p.ellipsis_mask = o.ellipsis_mask;
+    p.new_axis_mask = o.new_axis_mask;
+    p.shrink_axis_mask = o.shrink_axis_mask;
+    p.offset = u32::from(o.offset);
+    if let Some(v) = values {
+        let input = ctx.input(0)?.shape;
+        let (_, shape) = plan::strided(
+            &input,
+            &v[0][..lens[0]],
+            &v[1][..lens[1]],
+            &v[2][..lens[2]],
+            p.masks(),
+        )?;
+        check_output(ctx, shape)?;
+    }
+    ctx.set_params(&p)
+}
+
+/// Reads index operands `1..=N` at invoke.
+fn eval_specs<const N: usize>(
+    ctx: &Eval<'_>,
+) -> Result<([[i64; MAX_SPEC]; N], [usize; N]), KernelError> {
+    let mut values = [[0i64; MAX_SPEC]; N];
+    let mut lens = [0usize; N];
+    for k in 0..N {
+        lens[k] = eval_spec(ctx, k + 1, &mut values[k])?;
+    }
+    Ok((values, lens))
+}
+
+fn eval_slice(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    let (v, n) = eval_specs::<2>(ctx)?;
+    let input = ctx.input_shape(0)?;
+    let planned = plan::slice(&input, &v[0][..n[0]], &v[1][..n[1]])?;
+    run_plan(ctx, planned)
+}
+
+fn eval_transpose(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    let (v, n) = eval_specs::<1>(ctx)?;
+    let input = ctx.input_shape(0)?;
+    let planned = plan::transpose(&input, &v[0][..n[0]])?;
+    run_plan(ctx, planned)
+}
+
+fn eval_strided(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    let p: Sliced = ctx.params();
+    let (v, n) = eval_specs::<3>(ctx)?;
+    let input = ctx.input_shape(0)?;
+    let planned = plan::strided(
+        &input,
+        &v[0][..n[0]],
+        &v[1][..n[1]],
+        &v[2][..n[2]],
+        p.masks(),
+    )?;
+    run_plan(ctx, planned)
+}
+
+/// Checks the computed shape against the output's and copies.
+fn run_plan(ctx: &mut Eval<'_>, (plan, shape): (Plan, Shape)) -> Result<(), KernelError> {
+    let p: Sliced = ctx.params();
+    if ctx.output_shape(0)? != shape {
+        return Err(OUTPUT_SHAPE);
+    }
+    if p.element == 0 {
+        let strings = ctx.input_strings(0)?;
+        if strings.len() != ctx.input_shape(0)?.elements() {
+            return Err(KernelError::Mismatch {
+                what: "string count differs from the input's shape",
+            });
+        }
+        let picked = plan
+            .positions()
+            .map(move |i| strings.get(i).unwrap_or_default());
+        return write_strings(ctx, 0, picked);
+    }
+    let src = ctx.input_bytes(0)?;
+    let dst = ctx.output_bytes(0)?;
+    copy_plan(&plan, p.element as usize, src, dst)
+}
+
+/// Runs `plan` over elements of `element` bytes.
+pub(crate) fn copy_plan(
+    plan: &Plan,
+    element: usize,
+    src: &[u8],
+    dst: &mut [u8],
+) -> Result<(), KernelError> {
+    match element {
+        1 => plan.copy(src, dst),
+        2 => plan.copy(words::<u16>(src)?, words_mut::<u16>(dst)?),
+        4 => plan.copy(words::<u32>(src)?, words_mut::<u32>(dst)?),
+        8 => plan.copy(words::<u64>(src)?, words_mut::<u64>(dst)?),
+        _ => Err(KernelError::Unsupported {
+            what: "element size",
+        }),
+    }
+}
+
+// ---- SHAPE ----
+
+#[derive(Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable)]
+#[repr(C)]
+struct ShapeParams {
+    wide: u32,
+}
+
+fn prepare_shape(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    let input = ctx.input(0)?;
+    let output = ctx.output(0)?;
+    let wide = match output.dtype {
+        TensorType::Int32 => 0,
+        TensorType::Int64 => 1,
+        _ => {
+            return Err(KernelError::Unsupported {
+                what: "SHAPE output other than int32 or int64",
+            });
+        }
+    };
+    if Shape::new(&[input.shape.rank()]) != Some(output.shape) {
+        return Err(OUTPUT_SHAPE);
+    }
+    ctx.set_params(&ShapeParams { wide })
+}
+
+fn eval_shape(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    let p: ShapeParams = ctx.params();
+    let shape = ctx.input_shape(0)?;
+    let too_big = KernelError::Unsupported {
+        what: "dimension over the output type",
+    };
+    if p.wide != 0 {
+        let out = ctx.output::<i64>(0)?;
+        for (o, &d) in out.iter_mut().zip(shape.dims()) {
+            *o = i64::try_from(d).map_err(|_| too_big)?;
+        }
+    } else {
+        let out = ctx.output::<i32>(0)?;
+        for (o, &d) in out.iter_mut().zip(shape.dims()) {
+            *o = i32::try_from(d).map_err(|_| too_big)?;
+        }
+    }
+    Ok(())
+}
+
+// ---- FILL ----
+
+#[derive(Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable)]
+#[repr(C)]
+struct Filled {
+    /// Element bytes, 0 for strings.
+    element: u32,
+}
+
+/// Whether FILL's `dims` entries are exactly `shape`.
+fn dims_match(dims: &[i64], shape: &Shape) -> bool {
+    dims.len() == shape.rank()
+        && dims
+            .iter()
+            .zip(shape.dims())
+            .all(|(&a, &b)| usize::try_from(a).ok() == Some(b))
+}
+
+const FILL_DIMS: KernelError = KernelError::Mismatch {
+    what: "FILL dims differ from the output's shape",
+};
+
+fn prepare_fill(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    let dims = ctx.input(0)?;
+    let value = ctx.input(1)?;
+    let output = ctx.output(0)?;
+    let n = check_spec(&dims, "FILL dims are not a 1-D int32 or int64 tensor")?;
+    let element = moved_bytes(value.dtype, true)?;
+    if value.shape.elements() != 1 || value.shape.rank() != 0 {
+        return Err(KernelError::Mismatch {
+            what: "FILL value is not a scalar",
+        });
+    }
+    if output.dtype != value.dtype {
+        return Err(OUTPUT_TYPE);
+    }
+    let mut v = [0i64; MAX_SPEC];
+    if const_spec(&dims, &mut v)?.is_some() && !dims_match(&v[..n], &output.shape) {
+        return Err(FILL_DIMS);
+    }
+    ctx.set_params(&Filled {
+        element: small(element)?,
+    })
+}
+
+fn eval_fill(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    let p: Filled = ctx.params();
+    let mut v = [0i64; MAX_SPEC];
+    let n = eval_spec(ctx, 0, &mut v)?;
+    let shape = ctx.output_shape(0)?;
+    if !dims_match(&v[..n], &shape) {
+        return Err(FILL_DIMS);
+    }
+    let count = shape.elements();
+    if p.element == 0 {
+        let strings = ctx.input_strings(1)?;
+        let value = strings.get(0).ok_or(KernelError::Mismatch {
+            what: "FILL value holds no string",
+        })?;
+        return write_strings(ctx, 0, core::iter::repeat_n(value, count));
+    }
+    let value = ctx.input_bytes(1)?;
+    let dst = ctx.output_bytes(0)?;
+    fill(value, dst, p.element as usize)
+}
+
+/// Repeats the one element in `value` over `dst`.
+fn fill(value: &[u8], dst: &mut [u8], element: usize) -> Result<(), KernelError> {
+    let short = KernelError::Mismatch {
+        what: "FILL value shorter than one element",
+    };
+    let value = value.get(..element).ok_or(short)?;
+    match element {
+        1 => dst.fill(value[0]),
+        4 => words_mut::<u32>(dst)?.fill(words::<u32>(value)?[0]),
+        8 => words_mut::<u64>(dst)?.fill(words::<u64>(value)?[0]),
+        _ => {
+            for d in dst.chunks_exact_mut(element) {
+                d.copy_from_slice(value);
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,494 @@
+//! A strided read of a row-major tensor: SLICE, STRIDED_SLICE and TRANSPOSE all copy output
+//! element `(i_0, .., i_r)` from source element `base + sum i_k * step_k`, so each computes
+//! a [`Plan`] from its operands and one copy loop runs them (whole rows where the innermost
+//! step is 1).
+//!
+//! tessera-core's views (`ViewIndex`) take strides of at least 1 and refuse out-of-range
+//! points, while TensorFlow Lite's strided slice walks backwards and clamps; the plan holds
+//! signed steps instead.
+
+use crate::interpreter::{KernelError, MAX_DIMS, Shape};
+
+/// Source positions of a strided copy: output dimensions `count`, source steps `step` (in
+/// elements, signed), first source element `base`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Plan {
+    rank: usize,
+    count: [usize; MAX_DIMS],
+    step: [isize; MAX_DIMS],
+    base: usize,
+}
+
+const BAD_PLAN: KernelError = KernelError::Mismatch {
+    what: "a strided read outside its source",
+};
+
+impl Plan {
+    fn new() -> Self {
+        Self {
+            rank: 0,
+            count: [1; MAX_DIMS],
+            step: [0; MAX_DIMS],
+            base: 0,
+        }
+    }
+
+    fn push(&mut self, count: usize, step: isize) -> Result<(), KernelError> {
+        let (c, s) = (
+            self.count.get_mut(self.rank).ok_or(BAD_PLAN)?,
+            self.step.get_mut(self.rank).ok_or(BAD_PLAN)?,
+        );
+        *c = count;
+        *s = step;
+        self.rank += 1;
+        Ok(())
+    }
+
+    /// Output elements.
+    pub(crate) fn elements(&self) -> usize {
+        self.count[..self.rank].iter().product()
+    }
+
+    /// The same reads with size-1 dimensions dropped and dimensions that walk the source
+    /// contiguously merged, so that whole runs are copied at once.
+    fn simplified(&self) -> Self {
+        let mut out = Self::new();
+        out.base = self.base;
+        if self.elements() == 0 {
+            let _ = out.push(0, 1);
+            return out;
+        }
+        for k in 0..self.rank {
+            let (c, s) = (self.count[k], self.step[k]);
+            if c == 1 {
+                continue;
+            }
+            if out.rank > 0 {
+                let last = out.rank - 1;
+                let (lc, ls) = (out.count[last], out.step[last]);
+                if isize::try_from(c).ok().and_then(|c| c.checked_mul(s)) == Some(ls) {
+                    out.count[last] = lc * c;
+                    out.step[last] = s;
+                    continue;
+                }
+            }
+            let _ = out.push(c, s);
+        }
+        out
+    }
+
+    /// Source positions in output order.
+    pub(crate) fn positions(&self) -> Positions {
+        let p = self.simplified();
+        Positions {
+            plan: p,
+            idx: [0; MAX_DIMS],
+            at: p.base as isize,
+            left: p.elements(),
+        }
+    }
+
+    /// Copies the planned elements of `src` into `dst` (exactly [`elements`](Self::elements)
+    /// long).
+    pub(crate) fn copy<W: Copy>(&self, src: &[W], dst: &mut [W]) -> Result<(), KernelError> {
+        let p = self.simplified();
+        let total = p.elements();
+        let dst = dst.get_mut(..total).ok_or(BAD_PLAN)?;
+        if total == 0 {
+            return Ok(());
+        }
+        if p.rank == 0 {
+            dst[0] = *src.get(p.base).ok_or(BAD_PLAN)?;
+            return Ok(());
+        }
+        let r = p.rank;
+        let (inner, istep) = (p.count[r - 1], p.step[r - 1]);
+        let mut idx = [0usize; MAX_DIMS];
+        let mut at = p.base as isize;
+        for row in dst.chunks_exact_mut(inner) {
+            let start = usize::try_from(at).map_err(|_| BAD_PLAN)?;
+            if istep == 1 {
+                row.copy_from_slice(src.get(start..start + inner).ok_or(BAD_PLAN)?);
+            } else {
+                let mut q = at;
+                for d in row.iter_mut() {
+                    *d = *usize::try_from(q)
+                        .ok()
+                        .and_then(|q| src.get(q))
+                        .ok_or(BAD_PLAN)?;
+                    q += istep;
+                }
+            }
+            advance(&p, &mut idx, &mut at, r - 1);
+        }
+        Ok(())
+    }
+}
+
+/// Moves the odometer over dimensions `..dims` one step.
+fn advance(p: &Plan, idx: &mut [usize; MAX_DIMS], at: &mut isize, dims: usize) {
+    let mut k = dims;
+    while k > 0 {
+        k -= 1;
+        idx[k] += 1;
+        *at += p.step[k];
+        if idx[k] < p.count[k] {
+            return;
+        }
+        *at -= p.step[k] * p.count[k] as isize;
+        idx[k] = 0;
+    }
+}
+
+/// The source positions of a [`Plan`], in output order.
+#[derive(Debug, Clone)]
+pub(crate) struct Positions {
+    plan: Plan,
+    idx: [usize; MAX_DIMS],
+    at: isize,
+    left: usize,
+}
+
+impl Iterator for Positions {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let here = usize::try_from(self.at).ok();
+        let r = self.plan.rank;
+        advance(&self.plan, &mut self.idx, &mut self.at, r);
+        here
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl ExactSizeIterator for Positions {}
+
+/// Row-major element strides of `dims`.
+fn strides(dims: &[usize]) -> [isize; MAX_DIMS] {
+    let mut s = [0isize; MAX_DIMS];
+    let mut acc = 1isize;
+    for (k, &d) in dims.iter().enumerate().rev() {
+        if let Some(slot) = s.get_mut(k) {
+            *slot = acc;
+        }
+        acc = acc.saturating_mul(d as isize);
+    }
+    s
+}
+
+fn out_shape(dims: &[usize]) -> Result<Shape, KernelError> {
+    Shape::new(dims).ok_or(KernelError::Unsupported {
+        what: "output of more than 6 dimensions",
+    })
+}
+
+/// SLICE: `begin` and `size` (`-1`: to the end) per dimension, as TensorFlow Lite checks
+/// them (`0 <= begin`, `begin + size <= dim`).
+pub(crate) fn slice(
+    input: &Shape,
+    begin: &[i64],
+    size: &[i64],
+) -> Result<(Plan, Shape), KernelError> {
+    let dims = input.dims();
+    if begin.len() != dims.len() || size.len() != dims.len() {
+        return Err(KernelError::Mismatch {
+            what: "begin and size do not have one entry per input dimension",
+        });
+    }
+    let st = strides(dims);
+    let mut plan = Plan::new();
+    let mut out = [0usize; MAX_DIMS];
+    for (k, &d) in dims.iter().enumerate() {
+        let (b, s) = (begin[k], size[k]);
+        let d = d as i64;
+        if b < 0 || b > d {
+            return Err(KernelError::IndexOutOfRange {
+                input: 1,
+                position: k,
+                index: b,
+                limit: d as usize + 1,
+            });
+        }
+        let s = if s == -1 { d - b } else { s };
+        if s < 0 || s > d - b {
+            return Err(KernelError::IndexOutOfRange {
+                input: 2,
+                position: k,
+                index: size[k],
+                limit: (d - b) as usize + 1,
+            });
+        }
+        out[k] = s as usize;
+        plan.push(s as usize, st[k])?;
+        plan.base += b as usize * st[k] as usize;
+    }
+    if plan.elements() == 0 {
+        plan.base = 0;
+    }
+    Ok((plan, out_shape(&out[..dims.len()])?))
+}
+
+/// TRANSPOSE: output dimension `k` is input dimension `perm[k]`.
+pub(crate) fn transpose(input: &Shape, perm: &[i64]) -> Result<(Plan, Shape), KernelError> {
+    let dims = input.dims();
+    if perm.len() != dims.len() {
+        return Err(KernelError::Mismatch {
+            what: "perm does not have one entry per input dimension",
+        });
+    }
+    let st = strides(dims);
+    let mut plan = Plan::new();
+    let mut out = [0usize; MAX_DIMS];
+    let mut seen = 0u32;
+    for (k, &p) in perm.iter().enumerate() {
+        let a = usize::try_from(p)
+            .ok()
+            .filter(|&a| a < dims.len() && seen & (1 << a) == 0)
+            .ok_or(KernelError::IndexOutOfRange {
+                input: 1,
+                position: k,
+                index: p,
+                limit: dims.len(),
+            })?;
+        seen |= 1 << a;
+        out[k] = dims[a];
+        plan.push(dims[a], st[a])?;
+    }
+    Ok((plan, out_shape(&out[..dims.len()])?))
+}
+
+/// STRIDED_SLICE's options.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Masks {
+    pub begin: i32,
+    pub end: i32,
+    pub ellipsis: i32,
+    pub new_axis: i32,
+    pub shrink: i32,
+    pub offset: bool,
+}
+
+fn bit(mask: i32, i: usize) -> bool {
+    i < 32 && (mask >> i) & 1 != 0
+}
+
+/// One dimension of a strided slice once the ellipsis and new axes are expanded
+/// (TensorFlow Lite's `BuildStridedSliceParams`).
+#[derive(Debug, Clone, Copy, Default)]
+struct Axis {
+    start: i64,
+    stop: i64,
+    stride: i64,
+    begin_mask: bool,
+    end_mask: bool,
+    shrink: bool,
+    /// Input dimension it walks; `None` for a new axis.
+    input: Option<usize>,
+}
+
+/// STRIDED_SLICE, as TensorFlow Lite computes it: the spec expanded over the input's
+/// dimensions (`BuildStridedSliceParams`), then per axis `StartForAxis` / `EndForAxis`.
+/// A shrunk axis whose position is outside the input is an error (TensorFlow Lite leaves the
+/// output unwritten there).
+pub(crate) fn strided(
+    input: &Shape,
+    begin: &[i64],
+    end: &[i64],
+    stride: &[i64],
+    m: Masks,
+) -> Result<(Plan, Shape), KernelError> {
+    let dims = input.dims();
+    let n = begin.len();
+    if end.len() != n || stride.len() != n {
+        return Err(KernelError::Mismatch {
+            what: "begin, end and strides differ in length",
+        });
+    }
+    let num_add = (0..n)
+        .filter(|&i| !bit(m.ellipsis, i) && bit(m.new_axis, i))
+        .count();
+    let effective = dims.len() + num_add;
+    if effective > MAX_DIMS {
+        return Err(KernelError::Unsupported {
+            what: "strided slice over more than 6 dimensions",
+        });
+    }
+    // Which effective axes the ellipsis covers and which are new.
+    let (mut ell, mut new) = (0u32, 0u32);
+    let (mut ell_start, mut expanded) = (effective, 0usize);
+    let mut i = 0;
+    while i < effective {
+        if bit(m.ellipsis, i) {
+            ell_start = i;
+            let wide = (i + 1 + num_add + dims.len()) as i64 - n as i64;
+            let stop = (i as i64 + 1).max(wide.min(effective as i64)) as usize;
+            expanded = stop - i - 1;
+            while i < stop {
+                ell |= 1 << i;
+                i += 1;
+            }
+            continue;
+        }
+        if i >= expanded && bit(m.new_axis, i - expanded) {
+            new |= 1 << i;
+        }
+        i += 1;
+    }
+    let mut axes = [Axis::default(); MAX_DIMS];
+    let (mut added_ell, mut added_axes) = (0usize, 0usize);
+    for (i, a) in axes.iter_mut().enumerate().take(effective) {
+        let whole = Axis {
+            start: 0,
+            stop: 0,
+            stride: 1,
+            begin_mask: true,
+            end_mask: true,
+            shrink: false,
+            input: Some(i - added_axes),
+        };
+        *a = if ell & (1 << i) != 0 {
+            added_ell = i.saturating_sub(ell_start);
+            whole
+        } else if new & (1 << i) != 0 {
+            added_axes += 1;
+            Axis {
+                start: 0,
+                stop: 1,
+                stride: 1,
+                input: None,
+                ..Axis::default()
+            }
+        } else if i >= n + expanded {
+            whole
+        } else {
+            let o = i - added_ell;
+            let get = |v: &[i64]| v.get(o).copied().ok_or(BAD_PLAN);
+            Axis {
+                start: get(begin)?,
+                stop: get(end)?,
+                stride: get(stride)?,
+                begin_mask: bit(m.begin, o),
+                end_mask: bit(m.end, o),
+                shrink: bit(m.shrink, o),
+                input: Some(i - added_axes),
+            }
+        };
+    }
+    let st = strides(dims);
+    let mut plan = Plan::new();
+    let mut out = [0usize; MAX_DIMS];
+    let mut out_rank = 0;
+    let mut empty = false;
+    for (k, a) in axes.iter().enumerate().take(effective) {
+        let size = match a.input {
+            Some(d) => *dims.get(d).ok_or(KernelError::Mismatch {
+                what: "strided slice spec does not fit the input's dimensions",
+            })? as i64,
+            None => 1,
+        };
+        if a.stride == 0 {
+            return Err(KernelError::Mismatch {
+                what: "a stride is 0",
+            });
+        }
+        let start = start_for_axis(a, size);
+        let count = if a.shrink {
+            if start < 0 || start >= size {
+                return Err(KernelError::IndexOutOfRange {
+                    input: 1,
+                    position: k,
+                    index: a.start,
+                    limit: size as usize,
+                });
+            }
+            1
+        } else {
+            let stop = end_for_axis(a, size, start, m.offset);
+            ceil_div(i128::from(stop - start), i128::from(a.stride)).clamp(0, size.into()) as usize
+        };
+        if !a.shrink {
+            *out.get_mut(out_rank).ok_or(BAD_PLAN)? = count;
+            out_rank += 1;
+        }
+        if count == 0 {
+            empty = true;
+        }
+        if let Some(d) = a.input {
+            let s = st[d];
+            plan.push(count, s.saturating_mul(a.stride as isize))?;
+            if !empty {
+                plan.base += start as usize * s as usize;
+            }
+        }
+    }
+    if empty {
+        plan.base = 0;
+    }
+    Ok((plan, out_shape(&out[..out_rank])?))
+}
+
+/// TensorFlow Lite's `StartForAxis` (the dynamic-params form its reference kernel uses):
+/// negative from the end, clamped, then the begin mask.
+fn start_for_axis(a: &Axis, size: i64) -> i64 {
+    let mut start = a.start;
+    if start < 0 {
+        start += size;
+    }
+    start = if a.stride > 0 {
+        start.clamp(0, size)
+    } else {
+        clamp(start, -1, size - 1)
+    };
+    if a.begin_mask {
+        start = if a.stride > 0 { 0 } else { size - 1 };
+    }
+    start
+}
+
+/// TensorFlow Lite's `EndForAxis` for an axis that is not shrunk.
+fn end_for_axis(a: &Axis, size: i64, start: i64, offset: bool) -> i64 {
+    let mut end = a.stop;
+    if offset {
+        end = end.saturating_add(start);
+    }
+    if end < 0 {
+        end += size;
+    }
+    end = if a.stride > 0 {
+        end.clamp(0, size)
+    } else {
+        clamp(end, -1, size - 1)
+    };
+    if a.end_mask {
+        end = if a.stride > 0 { size } else { -1 };
+    }
+    end
+}
+
+/// `ceil(a / b)` (TensorFlow Lite computes it in float; exact here).
+fn ceil_div(a: i128, b: i128) -> i128 {
+    let (q, r) = (a / b, a % b);
+    if r != 0 && (r > 0) == (b > 0) {
+        q + 1
+    } else {
+        q
+    }
+}
+
+/// `strided_slice::Clamp`: `hi` wins when `hi < lo` (an empty axis walked backwards).
+fn clamp(v: i64, lo: i64, hi: i64) -> i64 {
+    if hi < v {
+        hi
+    } else if v < lo {
+        lo
+    } else {
+        v
+    }
+}
