@@ -1,1 +1,244 @@
+//! The reductions' math against naive per-index references written as TensorFlow Lite's
+//! reference kernels walk the input (so float sums compare exactly).
 
+use super::*;
+use proptest::prelude::*;
+
+fn cases() -> ProptestConfig {
+    ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 256 })
+}
+
+/// Row-major strides of `dims`.
+fn strides(dims: &[usize]) -> Vec<usize> {
+    let mut s = vec![1; dims.len()];
+    for i in (0..dims.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * dims[i + 1];
+    }
+    s
+}
+
+/// The reference kernel's `Reduce`: every input in row-major order, folded into the output
+/// element its kept coordinates name.
+fn naive_fold<T: Copy>(
+    x: &[T],
+    dims: &[usize],
+    mask: u32,
+    init: T,
+    f: impl Fn(T, T) -> T,
+) -> Vec<T> {
+    let out_dims: Vec<usize> = dims
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| if mask >> i & 1 == 1 { 1 } else { d })
+        .collect();
+    let out_strides = strides(&out_dims);
+    let in_strides = strides(dims);
+    let mut y = vec![init; out_dims.iter().product()];
+    for (flat, &v) in x.iter().enumerate() {
+        let mut o = 0;
+        for i in 0..dims.len() {
+            let c = flat / in_strides[i] % dims[i];
+            if mask >> i & 1 == 0 {
+                o += c * out_strides[i];
+            }
+        }
+        y[o] = f(y[o], v);
+    }
+    y
+}
+
+fn shape_and_mask() -> impl Strategy<Value = (Vec<usize>, u32)> {
+    proptest::collection::vec(0usize..5, 0..=MAX_DIMS)
+        .prop_flat_map(|dims| {
+            let n = dims.len();
+            (Just(dims), 0u32..(1 << n))
+        })
+        .prop_filter("small", |(d, _)| d.iter().product::<usize>() <= 512)
+}
+
+fn segs(dims: &[usize], mask: u32) -> Segments {
+    Segments::new(dims, mask).unwrap()
+}
+
+#[test]
+fn segments_merge_neighbours_and_drop_ones() {
+    let s = segs(&[2, 1, 3, 4, 5], 0b1_1000);
+    assert_eq!(&s.segs[..s.count as usize], &[6, 20]);
+    assert_eq!(s.first_reduced, 0);
+    let s = segs(&[2, 1, 3, 4, 5], 0b0_1110);
+    assert_eq!(&s.segs[..s.count as usize], &[2, 12, 5]);
+    assert_eq!(s.first_reduced, 0);
+    let s = segs(&[2, 3, 4], 0b101);
+    assert_eq!(&s.segs[..s.count as usize], &[2, 3, 4]);
+    assert_eq!(s.first_reduced, 1);
+    let s = segs(&[], 0);
+    assert_eq!(&s.segs[..s.count as usize], &[1]);
+    let s = segs(&[1, 1], 0b11);
+    assert_eq!(&s.segs[..s.count as usize], &[1]);
+}
+
+#[test]
+fn reduced_shapes_keep_or_drop_axes() {
+    let s = Shape::new(&[2, 5, 6]).unwrap();
+    let (o, c) = reduced_shape(&s, 0b110, false);
+    assert_eq!((o.dims(), c), (&[2][..], 30));
+    let (o, c) = reduced_shape(&s, 0b100, true);
+    assert_eq!((o.dims(), c), (&[2, 5, 1][..], 6));
+    let (o, c) = reduced_shape(&s, 0, true);
+    assert_eq!((o.dims(), c), (&[2, 5, 6][..], 1));
+    let (o, c) = reduced_shape(&s, 0b111, false);
+    assert_eq!((o.dims(), c), (&[][..], 60));
+}
+
+#[test]
+fn empty_reductions_give_the_reference_values() {
+    // Reducing a zero-size axis leaves the initial values: 0 for SUM and MEAN, lowest for MAX.
+    let s = segs(&[3, 0], 0b10);
+    let mut y = [f32::MIN; 3];
+    fold_into(&[], &mut y, &s, f32::max).unwrap();
+    assert_eq!(y, [f32::MIN; 3]);
+    let mut y = [0.0f32; 3];
+    fold_into(&[], &mut y, &s, |a: f32, v: f32| a + v).unwrap();
+    mean_f32(&mut y, 0);
+    assert_eq!(y, [0.0; 3]);
+    assert_eq!(mean_i64(-7, 0), 0);
+    assert_eq!(mean_i64(-7, 2), -3);
+    assert_eq!(mean_i64(7, 2), 3);
+}
+
+#[test]
+fn short_tensors_are_errors_not_panics() {
+    let s = segs(&[2, 3], 0b01);
+    let mut y = [0i32; 2];
+    assert!(fold_into(&[1i32; 6], &mut y, &s, i32::wrapping_add).is_err());
+    let mut y = [0i32; 3];
+    assert!(fold_into(&[1i32; 5], &mut y, &s, i32::wrapping_add).is_err());
+    let mut y = [0i64; 1];
+    assert!(arg_into(&[1.0f32; 5], &mut y, (2, 3, 1), true).is_err());
+    assert!(arg_into(&[1.0f32; 6], &mut y, (2, 3, 1), true).is_err());
+}
+
+#[test]
+fn max_ignores_nan_and_sums_wrap() {
+    let s = segs(&[4], 0b1);
+    let mut y = [f32::MIN];
+    fold_into(&[f32::NAN, -3.0, f32::NAN, -5.0], &mut y, &s, Reduce::max).unwrap();
+    assert_eq!(y, [-3.0]);
+    let mut y = [f32::MIN];
+    fold_into(&[f32::NAN; 4], &mut y, &s, Reduce::max).unwrap();
+    assert_eq!(y, [f32::MIN]);
+    let mut y = [0i32];
+    fold_into(&[i32::MAX, 1, 0, 0], &mut y, &s, Reduce::add).unwrap();
+    assert_eq!(y, [i32::MIN]);
+}
+
+/// The reference kernel's `ArgMinMax`.
+fn naive_arg<T: ArgValue>(
+    x: &[T],
+    (outer, axis, inner): (usize, usize, usize),
+    max: bool,
+) -> Vec<i64> {
+    let mut y = vec![0; outer * inner];
+    for o in 0..outer {
+        for j in 0..inner {
+            let mut best = 0;
+            let mut value = x[o * axis * inner + j];
+            for i in 1..axis {
+                let v = x[(o * axis + i) * inner + j];
+                if better(v, value, max) {
+                    best = i;
+                    value = v;
+                }
+            }
+            y[o * inner + j] = best as i64;
+        }
+    }
+    y
+}
+
+#[test]
+fn arg_handles_nan_and_ties_as_tflite() {
+    let x = [f32::NAN, 1.0, 3.0, 3.0, f32::NAN];
+    let mut y = [9i32];
+    arg_into(&x, &mut y, (1, 5, 1), true).unwrap();
+    assert_eq!(y, [2]);
+    arg_into(&x, &mut y, (1, 5, 1), false).unwrap();
+    assert_eq!(y, [1]);
+    arg_into(&[f32::NAN; 3], &mut y, (1, 3, 1), true).unwrap();
+    assert_eq!(y, [0]);
+    let mut y = [9i64; 2];
+    arg_into(&[false, true, true, false], &mut y, (1, 2, 2), true).unwrap();
+    assert_eq!(y, [1, 0]);
+}
+
+fn arg_case() -> impl Strategy<Value = ((usize, usize, usize), Vec<i8>, bool)> {
+    (0usize..4, 1usize..6, 0usize..4, any::<bool>()).prop_flat_map(|(o, a, i, max)| {
+        (
+            Just((o, a, i)),
+            proptest::collection::vec(-3i8..3, o * a * i),
+            Just(max),
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(cases())]
+
+    #[test]
+    fn float_sums_match_the_reference_order_exactly(
+        (dims, mask) in shape_and_mask(),
+        seed in proptest::collection::vec(-100.0f32..100.0, 512),
+    ) {
+        let n: usize = dims.iter().product();
+        let x = &seed[..n];
+        let want = naive_fold(x, &dims, mask, 0.0f32, |a, v| a + v);
+        let mut y = vec![0.0f32; want.len()];
+        fold_into(x, &mut y, &segs(&dims, mask), |a: f32, v: f32| a + v).unwrap();
+        // Same order, same roundings: bit-identical.
+        prop_assert_eq!(y.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                        want.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn int_max_and_sums_match(
+        (dims, mask) in shape_and_mask(),
+        seed in proptest::collection::vec(any::<i32>(), 512),
+    ) {
+        let n: usize = dims.iter().product();
+        let x = &seed[..n];
+        let s = segs(&dims, mask);
+        let want = naive_fold(x, &dims, mask, i32::MIN, |a, v| if v > a { v } else { a });
+        let mut y = vec![i32::MIN; want.len()];
+        fold_into(x, &mut y, &s, Reduce::max).unwrap();
+        prop_assert_eq!(&y, &want);
+        let want = naive_fold(x, &dims, mask, 0i32, i32::wrapping_add);
+        let mut y = vec![0i32; want.len()];
+        fold_into(x, &mut y, &s, Reduce::add).unwrap();
+        prop_assert_eq!(&y, &want);
+        // int32 MEAN: i64 sums, truncating division.
+        let (_, count) = reduced_shape(&Shape::new(&dims).unwrap(), mask, true);
+        let mut sums = vec![0i64; want.len()];
+        fold_into(x, &mut sums, &s, |a: i64, v: i32| a.wrapping_add(i64::from(v))).unwrap();
+        let wide: Vec<i64> = x.iter().map(|&v| i64::from(v)).collect();
+        let want = naive_fold(&wide, &dims, mask, 0i64, |a, v| a + v);
+        prop_assert_eq!(&sums, &want);
+        for (&s, &w) in sums.iter().zip(&want) {
+            if count > 0 {
+                prop_assert_eq!(mean_i64(s, count), w / count as i64);
+            }
+        }
+    }
+
+    #[test]
+    fn arg_matches_reference(((o, a, i), x, max) in arg_case()) {
+        let want = naive_arg(&x, (o, a, i), max);
+        let mut y = vec![-1i64; o * i];
+        arg_into(&x, &mut y, (o, a, i), max).unwrap();
+        prop_assert_eq!(&y, &want);
+        let xf: Vec<f32> = x.iter().map(|&v| if v == -3 { f32::NAN } else { f32::from(v) }).collect();
+        let want = naive_arg(&xf, (o, a, i), max);
+        let mut y = vec![-1i32; o * i];
+        arg_into(&xf, &mut y, (o, a, i), max).unwrap();
+        prop_assert_eq!(y.iter().map(|&v| i64::from(v)).collect::<Vec<_>>(), want);
+    }
+}
