@@ -202,9 +202,16 @@ impl<K: Key + Element> BatchUploader<K> {
         let index = self.acquire()?;
         let staged = match self.stage_and_copy(index, fill) {
             Ok(Some(staged)) => staged,
-            other => {
+            Ok(None) => {
                 self.ring.abandon(index).map_err(ring_bug)?;
-                return other.map(|_| None);
+                return Ok(None);
+            }
+            Err(e) => {
+                // The copy may have been enqueued before the failure: wait for the stream
+                // before the host may refill the slot (best effort: the error is the news).
+                let _ = self.gpu.synchronize();
+                self.ring.abandon(index).map_err(ring_bug)?;
+                return Err(e);
             }
         };
         let ticket = self.ring.submit(index).map_err(ring_bug)?;
