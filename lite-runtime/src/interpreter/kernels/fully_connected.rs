@@ -5,7 +5,7 @@
 //! interpreter folds away), the kernel reads them in their stored form through a compact row
 //! index built at `init` ([`sparse_weights`]): the dense matrix never takes arena bytes.
 
-mod sparse_weights;
+pub(super) mod sparse_weights;
 
 use self::sparse_weights::{Dims, Plan, RowIndex};
 use super::activation::{clamp, float_range};
