@@ -259,13 +259,8 @@ pub(crate) fn relu(x: f32) -> f32 {
 #[inline]
 #[must_use]
 pub(crate) fn relu6(x: f32) -> f32 {
-    if x > 6.0 {
-        6.0
-    } else if x < 0.0 {
-        0.0
-    } else {
-        x
-    }
+    // f32::clamp keeps NaN and -0, as the reference's `x > 6 ? 6 : x < 0 ? 0 : x`.
+    x.clamp(0.0, 6.0)
 }
 
 /// LEAKY_RELU: `x > 0 ? x : alpha * x`.
