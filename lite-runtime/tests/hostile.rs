@@ -5,8 +5,9 @@
 //! [`LIMIT`].
 //!
 //! `TESSERA_BIN` runs it against another build of the program, e.g. one with
-//! `panic = "abort"` (see `README.md`, "Hostile input"). New commands (the model commands)
-//! add one row to [`FILE_COMMANDS`] and their fixed cases to [`ARG_CASES`].
+//! `panic = "abort"` (see `README.md`, "Hostile input"). A new command adds one row to
+//! [`FILE_COMMANDS`] (it then runs on every hostile file) and its fixed cases to
+//! [`ARG_CASES`].
 
 use std::ffi::OsString;
 use std::io::Read;
@@ -20,45 +21,25 @@ use std::time::{Duration, Instant};
 const LIMIT: Duration = Duration::from_secs(20);
 
 /// Every command that reads a file, run on each hostile file: `{file}` is the file, `{dir}`
-/// its directory (Parquet datasets are directories), `{out}` a fresh output path.
+/// its directory (Parquet datasets are directories), `{out}` a fresh output path. One row
+/// per command line (hence no rustfmt here).
+#[rustfmt::skip]
 const FILE_COMMANDS: &[&[&str]] = &[
     &["dataset", "inspect", "{file}"],
-    &[
-        "dataset", "inspect", "{file}", "--format", "raw", "--dims", "1,3,4",
-    ],
-    &[
-        "dataset",
-        "inspect",
-        "{file}",
-        "--key",
-        "i64",
-        "--skip",
-        "--buffered",
-    ],
-    &[
-        "dataset",
-        "inspect",
-        "{dir}",
-        "--slot-sizes",
-        "100,50,1000,20",
-        "--skip",
-    ],
+    &["dataset", "inspect", "{file}", "--format", "raw", "--dims", "1,3,4"],
+    &["dataset", "inspect", "{file}", "--key", "i64", "--skip", "--buffered"],
+    &["dataset", "inspect", "{dir}", "--slot-sizes", "100,50,1000,20", "--skip"],
     &["dataset", "inspect", "{file}", "--format", "parquet"],
-    &[
-        "dataset",
-        "convert",
-        "{dir}",
-        "{out}",
-        "--slot-sizes",
-        "100,50,1000,20",
-    ],
-    &[
-        "dataset", "convert", "{file}", "{out}", "--key", "i64", "--check", "none",
-    ],
-    // model: the model commands' rows go here, e.g. &["model", "inspect", "{file}"],
+    &["dataset", "convert", "{dir}", "{out}", "--slot-sizes", "100,50,1000,20"],
+    &["dataset", "convert", "{file}", "{out}", "--key", "i64", "--check", "none"],
+    &["model", "inspect", "{file}"],
+    &["model", "run", "{file}", "--output-dir", "{dir}"],
+    &["model", "bench", "{file}", "--seconds", "0"],
 ];
 
-/// Fixed command lines: every case of issue 13 and the sizes around them.
+/// Fixed command lines: every case of issue 13 and the sizes around them (`{fixtures}`:
+/// `tests/fixtures/data`, `{tmp}`: an empty directory).
+#[rustfmt::skip]
 const ARG_CASES: &[&[&str]] = &[
     &["--seconds", "0", "--batch", "100000000000"],
     &["--seconds", "0", "--batch", "18446744073709551615"],
@@ -78,121 +59,34 @@ const ARG_CASES: &[&[&str]] = &[
     &["dataset"],
     &["dataset", "inspect"],
     &["dataset", "convert", "only-one"],
-    &[
-        "dataset",
-        "inspect",
-        "{fixtures}/raw_f32.data",
-        "--format",
-        "raw",
-        "--dims",
-        "0,0,0",
-    ],
-    &[
-        "dataset",
-        "inspect",
-        "{fixtures}/raw_f32.data",
-        "--format",
-        "raw",
-        "--dims",
-        "99999999999,1,1",
-    ],
-    &[
-        "dataset",
-        "inspect",
-        "{fixtures}/raw_f32.data",
-        "--format",
-        "raw",
-        "--dims",
-        "2147483647,2147483647,2147483647",
-    ],
-    &[
-        "dataset",
-        "inspect",
-        "{fixtures}/raw_f32.data",
-        "--format",
-        "raw",
-        "--dims",
-        "18446744073709551615,1,1",
-    ],
-    &[
-        "dataset",
-        "inspect",
-        "{fixtures}/raw_f32.data",
-        "--format",
-        "raw",
-    ],
+    &["dataset", "inspect", "{fixtures}/raw_f32.data", "--format", "raw", "--dims", "0,0,0"],
+    &["dataset", "inspect", "{fixtures}/raw_f32.data", "--format", "raw", "--dims", "99999999999,1,1"],
+    &["dataset", "inspect", "{fixtures}/raw_f32.data", "--format", "raw", "--dims", "2147483647,2147483647,2147483647"],
+    &["dataset", "inspect", "{fixtures}/raw_f32.data", "--format", "raw", "--dims", "18446744073709551615,1,1"],
+    &["dataset", "inspect", "{fixtures}/raw_f32.data", "--format", "raw"],
     &["dataset", "inspect", "{fixtures}/norm_i64.data"],
-    &[
-        "dataset",
-        "inspect",
-        "{fixtures}/norm_plain_list.txt",
-        "--max-nnz",
-        "0",
-    ],
-    &[
-        "dataset",
-        "inspect",
-        "{fixtures}/norm_plain_list.txt",
-        "--max-nnz",
-        "4294967295",
-    ],
-    &[
-        "dataset",
-        "inspect",
-        "{fixtures}/parquet",
-        "--slot-sizes",
-        "0,0,0,0",
-    ],
-    &[
-        "dataset",
-        "inspect",
-        "{fixtures}/parquet",
-        "--slot-sizes",
-        "18446744073709551615,1,1,1",
-    ],
-    &[
-        "dataset",
-        "inspect",
-        "{fixtures}/parquet",
-        "--slot-sizes",
-        "1",
-    ],
+    &["dataset", "inspect", "{fixtures}/norm_plain_list.txt", "--max-nnz", "0"],
+    &["dataset", "inspect", "{fixtures}/norm_plain_list.txt", "--max-nnz", "4294967295"],
+    &["dataset", "inspect", "{fixtures}/parquet", "--slot-sizes", "0,0,0,0"],
+    &["dataset", "inspect", "{fixtures}/parquet", "--slot-sizes", "18446744073709551615,1,1,1"],
+    &["dataset", "inspect", "{fixtures}/parquet", "--slot-sizes", "1"],
     &["dataset", "convert", "{fixtures}/norm_sum.data", "{out}"],
-    &[
-        "dataset",
-        "convert",
-        "{fixtures}/parquet/part_0.parquet",
-        "{out}",
-    ],
+    &["dataset", "convert", "{fixtures}/parquet/part_0.parquet", "{out}"],
     &["dataset", "inspect", "/dev/zero"],
-    &[
-        "dataset",
-        "inspect",
-        "/dev/zero",
-        "--format",
-        "raw",
-        "--dims",
-        "1,3,4",
-    ],
-    &[
-        "dataset",
-        "inspect",
-        "/dev/zero",
-        "--buffered",
-        "--dims",
-        "1,3,4",
-    ],
+    &["dataset", "inspect", "/dev/zero", "--format", "raw", "--dims", "1,3,4"],
+    &["dataset", "inspect", "/dev/zero", "--buffered", "--dims", "1,3,4"],
     &["dataset", "inspect", "/dev/zero", "--format", "parquet"],
     &["dataset", "convert", "/dev/zero", "{out}"],
     &["dataset", "inspect", "/dev/null"],
     &["dataset", "inspect", "/"],
     &["dataset", "inspect", "{tmp}", "--format", "norm"],
-    &[
-        "dataset", "inspect", "{tmp}", "--format", "raw", "--dims", "1,1,1",
-    ],
+    &["dataset", "inspect", "{tmp}", "--format", "raw", "--dims", "1,1,1"],
     &["dataset", "inspect", "{tmp}"],
     &["dataset", "convert", "{tmp}", "{tmp}"],
     &["strings", "", "a", "a string longer than twenty-two bytes"],
+    &["model"],
+    &["model", "inspect"],
+    &["model", "bench", "{fixtures}/norm_sum.data", "--seconds", "1e300"],
 ];
 
 /// The program under test: `TESSERA_BIN` if set (a relative path is taken from the
@@ -377,8 +271,21 @@ fn fixture_files() -> Vec<PathBuf> {
         }
     }
     files.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/demo.norm"));
+    // The smallest models (the model loader's fuzz target covers the rest).
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/models");
+    for e in std::fs::read_dir(models).into_iter().flatten().flatten() {
+        let p = e.path();
+        let small = p.metadata().is_ok_and(|m| m.len() <= 2048);
+        if is_model(&p) && small {
+            files.push(p);
+        }
+    }
     files.sort();
     files
+}
+
+fn is_model(p: &Path) -> bool {
+    p.extension().is_some_and(|e| e == "tflite")
 }
 
 /// Copies `file` into `into` with what it needs beside it (its directory's other files:
@@ -386,7 +293,9 @@ fn fixture_files() -> Vec<PathBuf> {
 fn copy_with_siblings(file: &Path, into: &Path) -> PathBuf {
     std::fs::create_dir_all(into).expect("case directory");
     let dir = file.parent().expect("a parent");
-    for e in std::fs::read_dir(dir).expect("fixture directory").flatten() {
+    // A model stands alone (and the models' directory is large).
+    let siblings = std::fs::read_dir(dir).expect("fixture directory").flatten();
+    for e in siblings.filter(|e| !is_model(file) || e.path() == file) {
         let p = e.path();
         if p.is_file() && p.metadata().map_or(0, |m| m.len()) < 1 << 20 {
             std::fs::copy(&p, into.join(e.file_name())).expect("copy");
@@ -425,9 +334,15 @@ fn corrupted_fixtures_never_panic_abort_or_hang() {
             std::fs::write(&copy, v).expect("write the variant");
             let out = case.join("out.norm");
             // Three of the file commands per variant, rotating, so every row meets every
-            // kind of corruption across the fixtures without running them all on each.
+            // kind of corruption across the fixtures without running them all on each;
+            // models go to the model commands, data files to the others.
+            let rows: Vec<&[&str]> = FILE_COMMANDS
+                .iter()
+                .copied()
+                .filter(|r| (r[0] == "model") == is_model(&file))
+                .collect();
             for k in 0..3 {
-                let row = FILE_COMMANDS[(n + k * 3) % FILE_COMMANDS.len()];
+                let row = rows[(n + k * 3) % rows.len()];
                 cases.push((fill(row, &copy, &case, &out, &case), false));
             }
         }
