@@ -438,7 +438,7 @@ fn examples() {
     assert_eq!(out, [3, -3, i32::MIN, -1]);
     // RELU6 on int32 ADD.
     arith::<i32, { op::ADD }>(
-        &[3, -3, 5, 1],
+        &[3, -5, 5, 1],
         &s4,
         &[4],
         &shape(&[1]),
