@@ -263,12 +263,8 @@ fn eval_joined(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
         if chunk == 0 {
             continue;
         }
-        let src = ctx.input_bytes(k)?;
-        let end = at + chunk;
-        for (s, d) in src.chunks_exact(chunk).zip(dst.chunks_exact_mut(row)) {
-            d.get_mut(at..end).ok_or(OUTPUT_SHAPE)?.copy_from_slice(s);
-        }
-        at = end;
+        join(ctx.input_bytes(k)?, chunk, dst, row, at)?;
+        at += chunk;
     }
     if p.clamp != 0 {
         for v in words_mut::<f32>(dst)? {
@@ -331,10 +327,44 @@ fn eval_unpack(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
         return Ok(());
     }
     for k in 0..n {
-        let dst = ctx.output_bytes(k)?;
-        for (s, d) in src.chunks_exact(run * n).zip(dst.chunks_exact_mut(run)) {
-            d.copy_from_slice(s.get(k * run..(k + 1) * run).ok_or(OUTPUT_SHAPE)?);
-        }
+        split(src, run, n, k, ctx.output_bytes(k)?)?;
+    }
+    Ok(())
+}
+
+/// Places the rows of `src` (`chunk` bytes each) at byte `at` of the rows of `dst` (`row`
+/// bytes each): one input of a concatenation.
+pub(crate) fn join(
+    src: &[u8],
+    chunk: usize,
+    dst: &mut [u8],
+    row: usize,
+    at: usize,
+) -> Result<(), KernelError> {
+    if chunk == 0 || row == 0 {
+        return Ok(());
+    }
+    for (s, d) in src.chunks_exact(chunk).zip(dst.chunks_exact_mut(row)) {
+        d.get_mut(at..at + chunk)
+            .ok_or(OUTPUT_SHAPE)?
+            .copy_from_slice(s);
+    }
+    Ok(())
+}
+
+/// Output `k` of an unpack into `n` outputs: run `k` (of `run` bytes) of every row of `src`.
+pub(crate) fn split(
+    src: &[u8],
+    run: usize,
+    n: usize,
+    k: usize,
+    dst: &mut [u8],
+) -> Result<(), KernelError> {
+    if run == 0 || n == 0 {
+        return Ok(());
+    }
+    for (s, d) in src.chunks_exact(run * n).zip(dst.chunks_exact_mut(run)) {
+        d.copy_from_slice(s.get(k * run..(k + 1) * run).ok_or(OUTPUT_SHAPE)?);
     }
     Ok(())
 }

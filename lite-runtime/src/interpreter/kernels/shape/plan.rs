@@ -311,6 +311,17 @@ pub(crate) fn strided(
             what: "begin, end and strides differ in length",
         });
     }
+    // Mask bits past the spec name no entry (TensorFlow Lite would still read some of them
+    // and walk past the input): ignored.
+    let keep = if n >= 32 { -1 } else { (1i32 << n) - 1 };
+    let m = Masks {
+        begin: m.begin & keep,
+        end: m.end & keep,
+        ellipsis: m.ellipsis & keep,
+        new_axis: m.new_axis & keep,
+        shrink: m.shrink & keep,
+        offset: m.offset,
+    };
     let num_add = (0..n)
         .filter(|&i| !bit(m.ellipsis, i) && bit(m.new_axis, i))
         .count();
@@ -380,6 +391,20 @@ pub(crate) fn strided(
                 input: Some(i - added_axes),
             }
         };
+    }
+    let walked = axes[..effective]
+        .iter()
+        .filter(|a| a.input.is_some())
+        .count();
+    let in_order = axes[..effective]
+        .iter()
+        .filter_map(|a| a.input)
+        .enumerate()
+        .all(|(k, d)| k == d);
+    if walked != dims.len() || !in_order {
+        return Err(KernelError::Mismatch {
+            what: "strided slice spec does not fit the input's dimensions",
+        });
     }
     let st = strides(dims);
     let mut plan = Plan::new();
