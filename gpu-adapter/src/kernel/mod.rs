@@ -3,6 +3,8 @@
 
 mod embedding_bag;
 mod launch;
+#[cfg(test)]
+mod model;
 mod output;
 mod table;
 
