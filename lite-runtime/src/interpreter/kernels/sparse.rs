@@ -275,13 +275,15 @@ impl<'m> SparseFormat<'m> {
     /// The row-major flat index of the dense element at traversal indices `idx`.
     fn flat(&self, idx: &[usize; MAX_LEVELS]) -> usize {
         let mut orig = [0usize; MAX_DIMS];
-        for p in 0..self.rank {
-            orig[self.order[p]] = idx[p];
+        // `new` checked the order: dense dimensions below `rank`, then blocks below `levels`.
+        let (dense, blocks) = self.order[..self.levels].split_at(self.rank);
+        for (&o, &i) in dense.iter().zip(idx) {
+            orig[o] = i;
         }
-        for p in self.rank..self.levels {
-            let b = self.order[p] - self.rank;
+        for (&o, &i) in blocks.iter().zip(&idx[self.rank..]) {
+            let b = o - self.rank;
             let d = self.block_map[b];
-            orig[d] = orig[d] * self.block_size[b] + idx[p];
+            orig[d] = orig[d] * self.block_size[b] + i;
         }
         // Each index is below its level's size, so `orig` is inside the shape and the flat
         // index is below the element count (which setup bounded).
