@@ -2,7 +2,7 @@
 //! and the kernel source the crate compiles at run time is there, with the operations that
 //! make it bit-equal to the CPU reference.
 
-use tessera_gpu::kernel::{KERNELS, SOURCE};
+use tessera_gpu::kernel::{KERNELS, SOURCE, compile_ptx};
 use tessera_gpu::{Gpu, GpuError};
 
 #[test]
@@ -50,4 +50,29 @@ fn kernel_source_defines_every_kernel_in_the_reference_order() {
         !SOURCE.contains("#include"),
         "NVRTC compiles it with no headers"
     );
+}
+
+/// NVRTC needs no GPU: where the library is installed (CI has none unless told where one is,
+/// e.g. `pip install nvidia-cuda-nvrtc-cu12` and `LD_LIBRARY_PATH`), the kernels compile,
+/// and the PTX holds every entry point and round-to-nearest adds with no FMA.
+#[test]
+fn kernel_source_compiles_with_nvrtc_where_installed() {
+    match compile_ptx() {
+        Ok(ptx) => {
+            for name in KERNELS {
+                assert!(
+                    ptx.contains(&format!(".entry {name}(")),
+                    "{name} missing from PTX"
+                );
+            }
+            assert!(ptx.contains("add.rn.f32"), "round-to-nearest adds expected");
+            assert!(
+                !ptx.contains("fma.rn.f32"),
+                "no fused multiply-add may appear"
+            );
+            println!("NVRTC compiled {} bytes of PTX", ptx.len());
+        }
+        Err(e @ GpuError::NoNvrtc { .. }) => println!("skipped: {e}"),
+        Err(e) => panic!("{e}"),
+    }
 }

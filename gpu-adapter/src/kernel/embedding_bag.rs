@@ -5,11 +5,12 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, CudaModule};
-use cudarc::nvrtc::{CompileError, CompileOptions, compile_ptx_with_opts};
+use cudarc::nvrtc::Ptx;
 use tessera_core::data::{Key, OutOfRange, PoolConfig, PoolError, Pooling};
 use tessera_core::memory::{HostMemory, Memory};
 use tessera_core::tensor::Element;
 
+use super::compile::{KERNELS, compile_ptx};
 use super::launch::LaunchPlan;
 use super::output::{ERROR_WORDS, PooledOutput};
 use super::table::DeviceTable;
@@ -17,31 +18,6 @@ use crate::context::Gpu;
 use crate::error::{GpuError, driver};
 use crate::ffi;
 use crate::upload::DeviceBatch;
-
-/// The CUDA C source of the kernels (compiled by [`EmbeddingBag::new`]).
-pub const SOURCE: &str = include_str!("../../kernels/embedding_bag.cu");
-/// The source's file name, for errors.
-const SOURCE_NAME: &str = "embedding_bag.cu";
-/// The kernels' names in [`SOURCE`]: pooling and error description, per key type.
-pub const KERNELS: [&str; 4] = [
-    "embedding_bag_u32",
-    "embedding_bag_i64",
-    "describe_error_u32",
-    "describe_error_i64",
-];
-
-/// NVRTC options: no FMA contraction, IEEE division and no flush-to-zero, so the kernel's
-/// f32 operations are those of the CPU reference.
-fn options() -> CompileOptions {
-    CompileOptions {
-        ftz: Some(false),
-        prec_div: Some(true),
-        prec_sqrt: Some(true),
-        fmad: Some(false),
-        name: Some(SOURCE_NAME.to_owned()),
-        ..CompileOptions::default()
-    }
-}
 
 /// The compiled kernels, loaded into a context.
 #[derive(Debug)]
@@ -53,29 +29,12 @@ pub struct EmbeddingBag {
 }
 
 impl EmbeddingBag {
-    /// Compiles [`SOURCE`] with NVRTC and loads it on `gpu`.
+    /// Compiles [`SOURCE`](super::SOURCE) with NVRTC ([`compile_ptx`]) and loads it on `gpu`.
     ///
     /// Errors: [`NoNvrtc`](GpuError::NoNvrtc) (no library, or one lacking a symbol),
     /// [`Compile`](GpuError::Compile), [`Driver`](GpuError::Driver).
     pub fn new(gpu: &Gpu) -> Result<Self, GpuError> {
-        if !ffi::nvrtc_library_present() {
-            return Err(GpuError::NoNvrtc {
-                reason: "the NVRTC library (libnvrtc.so) could not be opened".to_owned(),
-            });
-        }
-        let ptx = ffi::guarded(|| {
-            compile_ptx_with_opts(SOURCE, options()).map_err(|e| GpuError::Compile {
-                source: SOURCE_NAME,
-                log: match e {
-                    CompileError::CompileError { log, .. } => log.to_string_lossy().into_owned(),
-                    other => format!("{other:?}"),
-                },
-            })
-        })
-        .map_err(|e| match e {
-            GpuError::NoDriver { reason } => GpuError::NoNvrtc { reason },
-            other => other,
-        })?;
+        let ptx = Ptx::from_src(compile_ptx()?);
         gpu.bind()?;
         let module = driver("cuModuleLoadData", gpu.context().load_module(ptx))?;
         let load = |name| driver("cuModuleGetFunction", module.load_function(name));

@@ -1,6 +1,7 @@
 //! Embedding-bag pooling on the GPU: launch geometry (pure, host-tested), the device table,
 //! the reusable output, and the NVRTC-compiled kernels.
 
+mod compile;
 mod embedding_bag;
 mod launch;
 #[cfg(test)]
@@ -8,7 +9,8 @@ mod model;
 mod output;
 mod table;
 
-pub use embedding_bag::{EmbeddingBag, KERNELS, SOURCE};
+pub use compile::{KERNELS, SOURCE, compile_ptx};
+pub use embedding_bag::EmbeddingBag;
 pub use launch::{LaunchPlan, MAX_BLOCK_COLUMNS, MAX_GRID_X, MAX_GRID_Y, THREADS_PER_BLOCK};
 pub use output::PooledOutput;
 pub use table::DeviceTable;

@@ -1,0 +1,61 @@
+//! Compiling `kernels/embedding_bag.cu` with NVRTC, opened at run time. NVRTC needs no GPU
+//! and no driver, so this also runs (and is tested) on machines that only have the library.
+
+use cudarc::nvrtc::{CompileError, CompileOptions, compile_ptx_with_opts};
+
+use crate::error::GpuError;
+use crate::ffi;
+
+/// The CUDA C source of the kernels.
+pub const SOURCE: &str = include_str!("../../kernels/embedding_bag.cu");
+/// The source's file name, for errors.
+pub(crate) const SOURCE_NAME: &str = "embedding_bag.cu";
+/// The kernels' names in [`SOURCE`]: pooling and error description, per key type.
+pub const KERNELS: [&str; 4] = [
+    "embedding_bag_u32",
+    "embedding_bag_i64",
+    "describe_error_u32",
+    "describe_error_i64",
+];
+
+/// NVRTC options: no FMA contraction, IEEE division and no flush-to-zero, so the kernel's
+/// f32 operations are those of the CPU reference. No target architecture is named: NVRTC's
+/// default virtual one, which the driver JIT-compiles for the device at load time.
+fn options() -> CompileOptions {
+    CompileOptions {
+        ftz: Some(false),
+        prec_div: Some(true),
+        prec_sqrt: Some(true),
+        fmad: Some(false),
+        name: Some(SOURCE_NAME.to_owned()),
+        ..CompileOptions::default()
+    }
+}
+
+/// [`SOURCE`] compiled to PTX text.
+///
+/// Errors: [`NoNvrtc`](GpuError::NoNvrtc) (no library, or one lacking a symbol),
+/// [`Compile`](GpuError::Compile) with NVRTC's log.
+pub fn compile_ptx() -> Result<String, GpuError> {
+    if !ffi::nvrtc_library_present() {
+        return Err(GpuError::NoNvrtc {
+            reason: "the NVRTC library (libnvrtc.so, libnvrtc.so.12) could not be opened"
+                .to_owned(),
+        });
+    }
+    ffi::guarded(|| {
+        compile_ptx_with_opts(SOURCE, options())
+            .map(|ptx| ptx.to_src())
+            .map_err(|e| GpuError::Compile {
+                source: SOURCE_NAME,
+                log: match e {
+                    CompileError::CompileError { log, .. } => log.to_string_lossy().into_owned(),
+                    other => format!("{other:?}"),
+                },
+            })
+    })
+    .map_err(|e| match e {
+        GpuError::NoDriver { reason } => GpuError::NoNvrtc { reason },
+        other => other,
+    })
+}
