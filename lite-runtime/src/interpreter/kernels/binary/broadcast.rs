@@ -95,21 +95,22 @@ impl<const N: usize> Broadcast<N> {
                 continue;
             }
             let merge = plan.rank > 0
-                && (0..N).all(|k| {
-                    let outer = plan.strides[k][plan.rank - 1];
-                    outer == full[k][d].saturating_mul(od)
-                });
-            if merge {
-                let last = plan.rank - 1;
-                plan.dims[last] = plan.dims[last].saturating_mul(od);
-                for k in 0..N {
-                    plan.strides[k][last] = full[k][d];
-                }
+                && plan
+                    .strides
+                    .iter()
+                    .zip(&full)
+                    .all(|(s, f)| s[plan.rank - 1] == f[d].saturating_mul(od));
+            // Merging replaces the last kept dimension; otherwise this one is appended.
+            let slot = if merge { plan.rank - 1 } else { plan.rank };
+            for (s, f) in plan.strides.iter_mut().zip(&full) {
+                s[slot] = f[d];
+            }
+            plan.dims[slot] = if merge {
+                plan.dims[slot].saturating_mul(od)
             } else {
-                for k in 0..N {
-                    plan.strides[k][plan.rank] = full[k][d];
-                }
-                plan.dims[plan.rank] = od;
+                od
+            };
+            if !merge {
                 plan.rank += 1;
             }
         }
