@@ -9,8 +9,13 @@
 
 mod activation;
 mod binary;
+mod conv;
 mod fully_connected;
 mod gather;
+mod pad;
+mod pool;
+mod quant;
+mod quantize;
 mod reduce;
 mod reshape;
 mod shape;
@@ -22,8 +27,12 @@ pub use binary::{
     ADD, DIV, EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL, MAXIMUM, MINIMUM, MUL, NOT_EQUAL,
     SELECT, SELECT_V2, SUB,
 };
+pub use conv::{CONV_2D, DEPTHWISE_CONV_2D};
 pub use fully_connected::FULLY_CONNECTED;
 pub use gather::{EMBEDDING_LOOKUP, GATHER};
+pub use pad::PAD;
+pub use pool::{AVERAGE_POOL_2D, MAX_POOL_2D};
+pub use quantize::{DEQUANTIZE, QUANTIZE};
 pub use reduce::{ARG_MAX, ARG_MIN, MEAN, REDUCE_MAX, SUM};
 pub use reshape::{EXPAND_DIMS, RESHAPE, SQUEEZE};
 pub use shape::{CONCATENATION, FILL, PACK, SHAPE, SLICE, STRIDED_SLICE, TRANSPOSE, UNPACK};
@@ -76,4 +85,11 @@ pub static ALL: &[&Kernel] = &[
     &GATHER,
     &EMBEDDING_LOOKUP,
     &DENSIFY,
+    &CONV_2D,
+    &DEPTHWISE_CONV_2D,
+    &AVERAGE_POOL_2D,
+    &MAX_POOL_2D,
+    &QUANTIZE,
+    &DEQUANTIZE,
+    &PAD,
 ];
