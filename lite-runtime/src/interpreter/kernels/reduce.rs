@@ -12,6 +12,7 @@
 //! and divides truncating toward zero, an empty reduction's MEAN is 0 and its REDUCE_MAX the
 //! type's lowest value.
 
+use super::unary::{input_n, output_n};
 use crate::interpreter::{Eval, Kernel, KernelError, MAX_DIMS, Prepare, Shape};
 use crate::model::{BuiltinOperator, BuiltinOptions, TensorType};
 use tessera_core::tensor::Element;
@@ -357,11 +358,8 @@ enum How {
 
 fn reduce_typed<T: Reduce + PartialOrd>(ctx: &mut Eval<'_>, how: How) -> Result<(), KernelError> {
     let p: ReduceParams = ctx.params();
-    let x = ctx.input::<T>(0)?.get(..p.inputs as usize).ok_or(SHORT)?;
-    let y = ctx
-        .output::<T>(0)?
-        .get_mut(..p.outputs as usize)
-        .ok_or(SHORT)?;
+    let x = input_n::<T>(ctx, 0, p.inputs as usize)?;
+    let y = output_n::<T>(ctx, 0, p.outputs as usize)?;
     match how {
         How::Sum => {
             y.fill(T::ZERO);
@@ -396,15 +394,15 @@ fn eval_mean(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
     let count = p.count as usize;
     match ctx.input_type(0)? {
         TensorType::Float32 => {
-            let x = ctx.input::<f32>(0)?.get(..ni).ok_or(SHORT)?;
-            let y = ctx.output::<f32>(0)?.get_mut(..no).ok_or(SHORT)?;
+            let x = input_n::<f32>(ctx, 0, ni)?;
+            let y = output_n::<f32>(ctx, 0, no)?;
             y.fill(0.0);
             fold_into(x, y, &p.segs, |a, v| a + v)?;
             mean_f32(y, count);
         }
         TensorType::Int32 => {
-            let x = ctx.input::<i32>(0)?.get(..ni).ok_or(SHORT)?;
-            let y = ctx.output::<i32>(0)?.get_mut(..no).ok_or(SHORT)?;
+            let x = input_n::<i32>(ctx, 0, ni)?;
+            let y = output_n::<i32>(ctx, 0, no)?;
             let sums = <[i64]>::mut_from_bytes(ctx.scratch())
                 .ok()
                 .and_then(|s| s.get_mut(..no))
@@ -419,8 +417,8 @@ fn eval_mean(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
             }
         }
         _ => {
-            let x = ctx.input::<i64>(0)?.get(..ni).ok_or(SHORT)?;
-            let y = ctx.output::<i64>(0)?.get_mut(..no).ok_or(SHORT)?;
+            let x = input_n::<i64>(ctx, 0, ni)?;
+            let y = output_n::<i64>(ctx, 0, no)?;
             y.fill(0);
             fold_into(x, y, &p.segs, i64::wrapping_add)?;
             for y in y.iter_mut() {
@@ -618,7 +616,7 @@ pub(crate) fn arg_into<T: ArgValue, I: ArgIndex>(
         return Ok(());
     }
     let x = x.get(..outer.saturating_mul(block)).ok_or(SHORT)?;
-    let y = y.get_mut(..outer * inner).ok_or(SHORT)?;
+    let y = y.get_mut(..outer.saturating_mul(inner)).ok_or(SHORT)?;
     if inner == 1 {
         // The common case, the last axis: one contiguous row per output.
         for (row, y) in x.chunks_exact(axis).zip(y.iter_mut()) {
@@ -652,11 +650,15 @@ pub(crate) fn arg_into<T: ArgValue, I: ArgIndex>(
 
 fn arg_typed<T: ArgValue>(ctx: &mut Eval<'_>, max: bool) -> Result<(), KernelError> {
     let p: ArgParams = ctx.params();
-    let dims = (p.outer as usize, p.axis as usize, p.inner as usize);
-    let x = ctx.input::<T>(0)?;
+    let (outer, axis, inner) = (p.outer as usize, p.axis as usize, p.inner as usize);
+    let (ni, no) = (
+        outer.saturating_mul(axis).saturating_mul(inner),
+        outer.saturating_mul(inner),
+    );
+    let x = input_n::<T>(ctx, 0, ni)?;
     match ctx.output_type(0)? {
-        TensorType::Int32 => arg_into(x, ctx.output::<i32>(0)?, dims, max),
-        _ => arg_into(x, ctx.output::<i64>(0)?, dims, max),
+        TensorType::Int32 => arg_into(x, output_n::<i32>(ctx, 0, no)?, (outer, axis, inner), max),
+        _ => arg_into(x, output_n::<i64>(ctx, 0, no)?, (outer, axis, inner), max),
     }
 }
 

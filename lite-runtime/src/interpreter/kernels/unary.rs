@@ -89,6 +89,31 @@ const SHORT: KernelError = KernelError::Mismatch {
     what: "tensor shorter than its shape",
 };
 
+/// Input `i`'s first `n` elements. An empty tensor is not viewed at all: the interpreter
+/// hands out an absent tensor's bytes as a bare `&[]`, whose address no typed view accepts.
+pub(super) fn input_n<'a, T: Element>(
+    ctx: &Eval<'a>,
+    i: usize,
+    n: usize,
+) -> Result<&'a [T], KernelError> {
+    if n == 0 {
+        return Ok(&[]);
+    }
+    ctx.input::<T>(i)?.get(..n).ok_or(SHORT)
+}
+
+/// Output `i`'s first `n` elements (see [`input_n`]).
+pub(super) fn output_n<'a, T: Element>(
+    ctx: &mut Eval<'a>,
+    i: usize,
+    n: usize,
+) -> Result<&'a mut [T], KernelError> {
+    if n == 0 {
+        return Ok(&mut []);
+    }
+    ctx.output::<T>(i)?.get_mut(..n).ok_or(SHORT)
+}
+
 fn dim(v: usize) -> Result<u32, KernelError> {
     u32::try_from(v).map_err(|_| KernelError::Unsupported {
         what: "dimension over u32",
@@ -179,8 +204,8 @@ fn prepare_rows(ctx: &mut Prepare<'_, '_>, beta: f32) -> Result<(), KernelError>
 fn map(ctx: &mut Eval<'_>, f: impl Fn(f32) -> f32) -> Result<(), KernelError> {
     let p: Params = ctx.params();
     let n = p.elements as usize;
-    let x = ctx.input::<f32>(0)?.get(..n).ok_or(SHORT)?;
-    let y = ctx.output::<f32>(0)?.get_mut(..n).ok_or(SHORT)?;
+    let x = input_n::<f32>(ctx, 0, n)?;
+    let y = output_n::<f32>(ctx, 0, n)?;
     for (y, &x) in y.iter_mut().zip(x) {
         *y = f(x);
     }
@@ -211,8 +236,8 @@ fn eval_leaky_relu(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
 fn rows<'a>(ctx: &mut Eval<'a>) -> Result<(&'a [f32], &'a mut [f32], Params), KernelError> {
     let p: Params = ctx.params();
     let n = p.elements as usize;
-    let x = ctx.input::<f32>(0)?.get(..n).ok_or(SHORT)?;
-    let y = ctx.output::<f32>(0)?.get_mut(..n).ok_or(SHORT)?;
+    let x = input_n::<f32>(ctx, 0, n)?;
+    let y = output_n::<f32>(ctx, 0, n)?;
     Ok((x, y, p))
 }
 
@@ -454,13 +479,13 @@ fn prepare_cast(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
 }
 
 fn cast_into<S: CastFrom>(ctx: &mut Eval<'_>, n: usize) -> Result<(), KernelError> {
-    let src = ctx.input::<S>(0)?.get(..n).ok_or(SHORT)?;
+    let src = input_n::<S>(ctx, 0, n)?;
     fn go<S: CastFrom, D: CastTo>(
         ctx: &mut Eval<'_>,
         src: &[S],
         n: usize,
     ) -> Result<(), KernelError> {
-        let dst = ctx.output::<D>(0)?.get_mut(..n).ok_or(SHORT)?;
+        let dst = output_n::<D>(ctx, 0, n)?;
         cast_slice(src, dst);
         Ok(())
     }

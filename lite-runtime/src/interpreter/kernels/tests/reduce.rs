@@ -242,3 +242,146 @@ proptest! {
         prop_assert_eq!(y.iter().map(|&v| i64::from(v)).collect::<Vec<_>>(), want);
     }
 }
+
+// ---- End to end: one-operator models through setup and invoke ----
+
+#[path = "one_op.rs"]
+#[allow(dead_code)] // each test module uses part of it
+mod one_op;
+
+use crate::interpreter::{ErrorKind, InterpreterError};
+use one_op::{
+    F, F32, I32, I64, U8, const_i32, const_i64, f32s, model, run, to_f32s, to_i32s, to_i64s, var,
+};
+
+fn kernel_error(e: InterpreterError) -> KernelError {
+    match e.kind {
+        ErrorKind::Kernel(k) => k,
+        other => panic!("not a kernel error: {other:?}"),
+    }
+}
+
+fn keep(k: bool) -> one_op::Opts {
+    Some((27, vec![(0, F::U8(u8::from(k)))]))
+}
+
+/// 0..24 as a [2, 3, 4] float input.
+fn iota() -> Vec<f32> {
+    (0..24).map(|v| v as f32).collect()
+}
+
+#[test]
+fn sum_mean_max_run_end_to_end() {
+    // Negative and duplicate axes count once: axes {1, 2}, kept as 1s.
+    let t = [
+        var(F32, &[2, 3, 4]),
+        const_i32(&[3], &[-1, 1, 2]),
+        var(F32, &[2, 1, 1]),
+    ];
+    let out = run(&model(74, keep(true), &t, 2), &[&f32s(&iota())]).unwrap();
+    assert_eq!(to_f32s(&out[0]), [66.0, 210.0]);
+    let t = [
+        var(F32, &[2, 3, 4]),
+        const_i32(&[1], &[0]),
+        var(F32, &[3, 4]),
+    ];
+    let out = run(&model(40, keep(false), &t, 2), &[&f32s(&iota())]).unwrap();
+    let want: Vec<f32> = (0..12).map(|v| v as f32 + 6.0).collect();
+    assert_eq!(to_f32s(&out[0]), want);
+    let t = [
+        var(F32, &[2, 3, 4]),
+        const_i32(&[2], &[0, 2]),
+        var(F32, &[3]),
+    ];
+    let out = run(&model(82, keep(false), &t, 2), &[&f32s(&iota())]).unwrap();
+    assert_eq!(to_f32s(&out[0]), [15.0, 19.0, 23.0]);
+}
+
+#[test]
+fn int_reductions_run_end_to_end() {
+    // int32 MEAN sums in i64 (no overflow at i32::MAX) and truncates toward zero.
+    let x: Vec<u8> = [i32::MAX, i32::MAX, -3, -4]
+        .iter()
+        .flat_map(|v| v.to_ne_bytes())
+        .collect();
+    let t = [var(I32, &[2, 2]), const_i32(&[], &[1]), var(I32, &[2])];
+    let out = run(&model(40, keep(false), &t, 2), &[&x]).unwrap();
+    assert_eq!(to_i32s(&out[0]), [i32::MAX, -3]);
+    // int32 SUM wraps.
+    let t = [var(I32, &[2, 2]), const_i32(&[], &[1]), var(I32, &[2])];
+    let out = run(&model(74, keep(false), &t, 2), &[&x]).unwrap();
+    assert_eq!(to_i32s(&out[0]), [-2, -7]);
+    let x: Vec<u8> = [5i64, -9, 7].iter().flat_map(|v| v.to_ne_bytes()).collect();
+    let t = [var(I64, &[3]), const_i32(&[1], &[0]), var(I64, &[])];
+    let out = run(&model(82, keep(false), &t, 2), &[&x]).unwrap();
+    assert_eq!(to_i64s(&out[0]), [7]);
+}
+
+#[test]
+fn empty_reductions_run_end_to_end() {
+    // Reducing a zero-size axis: SUM and MEAN give 0, REDUCE_MAX the lowest float.
+    for (code, want) in [(74, 0.0), (40, 0.0), (82, f32::MIN)] {
+        let t = [var(F32, &[2, 0]), const_i32(&[1], &[1]), var(F32, &[2])];
+        let out = run(&model(code, keep(false), &t, 2), &[&[]]).unwrap();
+        assert_eq!(to_f32s(&out[0]), [want, want], "op {code}");
+    }
+    // And an empty output.
+    let t = [var(F32, &[0, 3]), const_i32(&[1], &[1]), var(F32, &[0])];
+    assert!(run(&model(74, keep(false), &t, 2), &[&[]]).unwrap()[0].is_empty());
+    let t = [var(F32, &[0, 3]), const_i32(&[], &[1]), var(I32, &[0])];
+    let opts = Some((40, vec![(0, F::U8(I32))]));
+    assert!(run(&model(56, opts, &t, 2), &[&[]]).unwrap()[0].is_empty());
+}
+
+#[test]
+fn arg_runs_end_to_end() {
+    let x = f32s(&[1.0, 5.0, 5.0, 0.0, 2.0, -1.0]);
+    let opts = Some((40, vec![(0, F::U8(I32))]));
+    let t = [var(F32, &[2, 3]), const_i32(&[], &[-1]), var(I32, &[2])];
+    assert_eq!(
+        to_i32s(&run(&model(56, opts, &t, 2), &[&x]).unwrap()[0]),
+        [1, 1]
+    );
+    let opts = Some((57, vec![(0, F::U8(I64))]));
+    let t = [var(F32, &[2, 3]), const_i64(&[1], &[0]), var(I64, &[3])];
+    assert_eq!(
+        to_i64s(&run(&model(79, opts, &t, 2), &[&x]).unwrap()[0]),
+        [1, 1, 1]
+    );
+    let opts = Some((40, vec![(0, F::U8(I64))]));
+    let t = [var(U8, &[4]), const_i32(&[1], &[0]), var(I64, &[])];
+    assert_eq!(
+        to_i64s(&run(&model(56, opts, &t, 2), &[&[3, 200, 7, 200]]).unwrap()[0]),
+        [1]
+    );
+}
+
+#[test]
+fn reduction_setup_refuses_bad_operators() {
+    let err = |file: Vec<u8>| kernel_error(run(&file, &[]).unwrap_err());
+    let mismatch = |e: KernelError| matches!(e, KernelError::Mismatch { .. });
+    // Axis out of range, output of the wrong shape, INT64 axes, axes not constant.
+    let t = [var(F32, &[2, 3]), const_i32(&[1], &[2]), var(F32, &[2])];
+    assert!(mismatch(err(model(74, keep(false), &t, 2))));
+    let t = [var(F32, &[2, 3]), const_i32(&[1], &[-3]), var(F32, &[2])];
+    assert!(mismatch(err(model(74, keep(false), &t, 2))));
+    let t = [var(F32, &[2, 3]), const_i32(&[1], &[1]), var(F32, &[2, 1])];
+    assert!(mismatch(err(model(74, keep(false), &t, 2))));
+    let t = [var(F32, &[2, 3]), const_i64(&[1], &[1]), var(F32, &[2])];
+    assert!(mismatch(err(model(74, keep(false), &t, 2))));
+    let t = [var(F32, &[2, 3]), var(I32, &[1]), var(F32, &[2])];
+    let e = kernel_error(run(&model(74, keep(false), &t, 2), &[]).unwrap_err());
+    assert!(matches!(e, KernelError::Unsupported { .. }), "{e}");
+    // Quantized input: issue 16.
+    let t = [var(U8, &[2, 3]), const_i32(&[1], &[1]), var(U8, &[2])];
+    let e = err(model(40, keep(false), &t, 2));
+    assert!(matches!(e, KernelError::Unsupported { .. }), "{e}");
+    // ARG_MAX: output type other than the options', axis out of range, empty axis.
+    let opts = || Some((40, vec![(0, F::U8(I64))]));
+    let t = [var(F32, &[2, 3]), const_i32(&[], &[1]), var(I32, &[2])];
+    assert!(mismatch(err(model(56, opts(), &t, 2))));
+    let t = [var(F32, &[2, 3]), const_i32(&[], &[2]), var(I64, &[2])];
+    assert!(mismatch(err(model(56, opts(), &t, 2))));
+    let t = [var(F32, &[2, 0]), const_i32(&[], &[1]), var(I64, &[2])];
+    assert!(mismatch(err(model(56, opts(), &t, 2))));
+}

@@ -258,3 +258,94 @@ fn ops_elementwise_fixture_unary_outputs() {
     log_softmax_rows(&a, &mut y, 4);
     check(&y, "out19");
 }
+
+// ---- End to end: one-operator models through setup and invoke ----
+
+#[path = "one_op.rs"]
+#[allow(dead_code)] // each test module uses part of it
+mod one_op;
+
+use crate::interpreter::{ErrorKind, InterpreterError};
+use one_op::{BOOL, F, F32, I8, I32, U8, f32s, model, run, to_f32s, to_i32s, var};
+
+const X: [f32; 6] = [-3.5, -0.25, 0.0, 0.75, 5.5, 9.0];
+
+fn unary(code: i32, opts: one_op::Opts, x: &[f32]) -> Vec<f32> {
+    let n = x.len() as i32;
+    let file = model(
+        code,
+        opts,
+        &[var(F32, &[n / 3, 3]), var(F32, &[n / 3, 3])],
+        1,
+    );
+    to_f32s(&run(&file, &[&f32s(x)]).unwrap()[0])
+}
+
+fn kernel_error(e: InterpreterError) -> KernelError {
+    match e.kind {
+        ErrorKind::Kernel(k) => k,
+        other => panic!("not a kernel error: {other:?}"),
+    }
+}
+
+#[test]
+fn activations_run_end_to_end() {
+    let each = |f: fn(f32) -> f32| X.iter().map(|&v| f(v)).collect::<Vec<_>>();
+    assert_eq!(unary(14, None, &X), each(logistic));
+    assert_eq!(unary(28, None, &X), each(libm::tanhf));
+    assert_eq!(unary(19, None, &X), each(relu));
+    assert_eq!(unary(21, None, &X), each(relu6));
+    let alpha = Some((75, vec![(0, F::U32(0.25f32.to_bits()))]));
+    assert_eq!(unary(98, alpha, &X), each(|v| leaky_relu(v, 0.25)));
+    let beta = Some((9, vec![(0, F::U32(0.5f32.to_bits()))]));
+    let mut want = [0.0; 6];
+    softmax_rows(&X, &mut want, 3, 0.5);
+    assert_eq!(unary(25, beta, &X), want);
+    log_softmax_rows(&X, &mut want, 3);
+    assert_eq!(unary(50, None, &X), want);
+}
+
+#[test]
+fn empty_tensors_run() {
+    for code in [14, 28, 19, 21, 98, 50] {
+        assert_eq!(unary(code, None, &[]), Vec::<f32>::new(), "op {code}");
+    }
+    let beta = Some((9, vec![(0, F::U32(1.0f32.to_bits()))]));
+    assert_eq!(unary(25, beta, &[]), Vec::<f32>::new());
+    let file = model(53, None, &[var(I32, &[0]), var(F32, &[0])], 1);
+    assert_eq!(run(&file, &[&[]]).unwrap()[0], Vec::<u8>::new());
+}
+
+#[test]
+fn cast_runs_end_to_end() {
+    let file = model(53, None, &[var(F32, &[4]), var(U8, &[4])], 1);
+    let out = run(&file, &[&f32s(&[-1.5, 2.9, 255.0, 256.0])]).unwrap();
+    assert_eq!(out[0], [255, 2, 255, 0]);
+    let file = model(53, None, &[var(I32, &[3]), var(BOOL, &[3])], 1);
+    let x: Vec<u8> = [0i32, -7, 1].iter().flat_map(|v| v.to_ne_bytes()).collect();
+    assert_eq!(run(&file, &[&x]).unwrap()[0], [0, 1, 1]);
+    let file = model(53, None, &[var(BOOL, &[2]), var(I32, &[2])], 1);
+    assert_eq!(to_i32s(&run(&file, &[&[1, 0]]).unwrap()[0]), [1, 0]);
+}
+
+#[test]
+fn setup_refuses_what_eval_cannot_do() {
+    let err = |file: Vec<u8>| kernel_error(run(&file, &[]).unwrap_err());
+    // Quantized input: issue 16.
+    let e = err(model(14, None, &[var(I8, &[3]), var(I8, &[3])], 1));
+    assert!(matches!(e, KernelError::Unsupported { .. }), "{e}");
+    // Output of another shape or type.
+    let e = err(model(28, None, &[var(F32, &[3]), var(F32, &[4])], 1));
+    assert!(matches!(e, KernelError::Mismatch { .. }), "{e}");
+    let e = err(model(19, None, &[var(F32, &[3]), var(I32, &[3])], 1));
+    assert!(matches!(e, KernelError::Mismatch { .. }), "{e}");
+    // Softmax of a scalar.
+    let beta = Some((9, vec![(0, F::U32(1.0f32.to_bits()))]));
+    let e = err(model(25, beta, &[var(F32, &[]), var(F32, &[])], 1));
+    assert!(matches!(e, KernelError::Mismatch { .. }), "{e}");
+    // Cast of another element count, or to a type it does not convert.
+    let e = err(model(53, None, &[var(F32, &[3]), var(I32, &[2])], 1));
+    assert!(matches!(e, KernelError::Mismatch { .. }), "{e}");
+    let e = err(model(53, None, &[var(F32, &[3]), var(10, &[3])], 1));
+    assert!(matches!(e, KernelError::Unsupported { .. }), "{e}");
+}
