@@ -66,6 +66,12 @@ pub enum GpuError {
         /// Embedding width.
         dim: usize,
     },
+    /// Buffers handed to one launch belong to another [`Gpu`](crate::Gpu) handle (another
+    /// stream, so the launch would not be ordered after their copies).
+    OtherStream {
+        /// Which argument.
+        what: &'static str,
+    },
     /// The device arena refused.
     Arena(ArenaError),
     /// A batch could not be built over the staging buffers.
@@ -103,6 +109,10 @@ impl fmt::Display for GpuError {
             Self::Launch { rows, dim } => write!(
                 f,
                 "embedding bag of {rows} rows x {dim} columns exceeds the grid limits"
+            ),
+            Self::OtherStream { what } => write!(
+                f,
+                "{what} belongs to another GPU handle (stream) than the kernels"
             ),
             Self::Arena(e) => write!(f, "device arena: {e}"),
             Self::Batch(e) => write!(f, "staging batch: {e}"),

@@ -81,6 +81,11 @@ struct Staged {
 }
 
 impl<K: Key> DeviceBatch<'_, K> {
+    /// The GPU handle (stream) its copy was enqueued on.
+    pub fn gpu(&self) -> &Gpu {
+        self.memory.gpu()
+    }
+
     /// Copies the batch back from the device (after the stream's work): its label/dense
     /// rows, row offsets and keys, for checking an upload. Allocates the three vectors.
     ///

@@ -54,7 +54,9 @@ impl EmbeddingBag {
     /// `batch` must come from an uploader on the same [`Gpu`] (same stream), so the kernel
     /// runs after its copy. Allocates nothing.
     ///
-    /// Errors: [`Pool`](GpuError::Pool) with [`PoolError::OutputShape`] if `out`'s width is
+    /// Errors: [`OtherStream`](GpuError::OtherStream) if `batch`, `table` or `out` was made
+    /// with another [`Gpu`] handle than the kernels (clones of one handle share its stream),
+    /// [`Pool`](GpuError::Pool) with [`PoolError::OutputShape`] if `out`'s width is
     /// not the table's, [`Capacity`](GpuError::Capacity) if `out` holds fewer rows,
     /// [`Launch`](GpuError::Launch), [`Driver`](GpuError::Driver).
     pub fn launch<K: Key + Element>(
@@ -64,6 +66,16 @@ impl EmbeddingBag {
         out: &mut PooledOutput,
         config: PoolConfig,
     ) -> Result<(), GpuError> {
+        let ours = self.gpu.stream();
+        for (what, other) in [
+            ("batch", Some(batch.gpu())),
+            ("table", Some(table.gpu())),
+            ("output", out.gpu()),
+        ] {
+            if !other.is_some_and(|g| Arc::ptr_eq(g.stream(), ours)) {
+                return Err(GpuError::OtherStream { what });
+            }
+        }
         if out.dim() != table.dim() {
             return Err(GpuError::Pool(PoolError::OutputShape {
                 expected: [batch.rows, table.dim()],

@@ -73,6 +73,11 @@ impl PooledOutput {
         self.dim
     }
 
+    /// The GPU handle it was made with.
+    pub fn gpu(&self) -> Option<&Gpu> {
+        self.arena.memory().map(DeviceMemory::gpu)
+    }
+
     /// Device address of row 0.
     ///
     /// Errors: [`Arena`](GpuError::Arena) (never, once built).

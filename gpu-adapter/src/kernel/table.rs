@@ -47,6 +47,11 @@ impl DeviceTable {
         self.dim
     }
 
+    /// The GPU handle it was uploaded with.
+    pub fn gpu(&self) -> &Gpu {
+        self.memory.gpu()
+    }
+
     /// Device address of row 0.
     pub fn device_ptr(&self) -> u64 {
         self.memory.device_ptr()

@@ -22,11 +22,6 @@ pub struct ManagedMemory {
     len: usize,
 }
 
-// SAFETY: owned like a `Box<[u8]>`; host access goes through `&self` / `&mut self` as for one.
-unsafe impl Send for ManagedMemory {}
-// SAFETY: shared access only reads.
-unsafe impl Sync for ManagedMemory {}
-
 impl ManagedMemory {
     /// `len` zeroed bytes (nothing is allocated for 0).
     ///
