@@ -397,13 +397,16 @@ impl Sliced {
     }
 }
 
+/// Up to three index operands' entries (begin, end / size, strides).
+type Specs = [[i64; MAX_SPEC]; 3];
+
 /// Checks input 0 and output 0 of a strided read and its index operands `1..=specs`;
 /// returns the parameters and, if every operand is constant, their entries.
 fn prepare_sliced(
     ctx: &Prepare<'_, '_>,
     specs: usize,
     strings: bool,
-) -> Result<(Sliced, Option<[[i64; MAX_SPEC]; 3]>, [usize; 3]), KernelError> {
+) -> Result<(Sliced, Option<Specs>, [usize; 3]), KernelError> {
     let input = ctx.input(0)?;
     let output = ctx.output(0)?;
     let element = moved_bytes(input.dtype, strings)?;

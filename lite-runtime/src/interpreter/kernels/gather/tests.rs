@@ -1,1 +1,170 @@
+//! GATHER's geometry and copy against a naive per-index reference (TensorFlow Lite's
+//! `Gather` written with multi-indices), with indices in and out of range, both index widths,
+//! and the string path's element mapping.
 
+use super::*;
+use proptest::prelude::*;
+
+fn cases() -> ProptestConfig {
+    ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 256 })
+}
+
+fn shape(d: &[usize]) -> Shape {
+    Shape::new(d).unwrap()
+}
+
+fn strides(dims: &[usize]) -> Vec<usize> {
+    let mut s = vec![1; dims.len()];
+    for i in (0..dims.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * dims[i + 1];
+    }
+    s
+}
+
+/// `out[p[:axis], i[batch:], p[axis+1:]] = data[p[:axis], idx[p[:batch], i[batch:]], ..]`.
+fn naive(
+    dd: &[usize],
+    id: &[usize],
+    idx: &[i64],
+    axis: usize,
+    batch: usize,
+) -> Result<Vec<u32>, usize> {
+    if let Some(bad) = idx.iter().position(|&v| v < 0 || v >= dd[axis] as i64) {
+        return Err(bad);
+    }
+    let od: Vec<usize> = dd[..axis]
+        .iter()
+        .chain(&id[batch..])
+        .chain(&dd[axis + 1..])
+        .copied()
+        .collect();
+    let (ost, dst, ist) = (strides(&od), strides(dd), strides(id));
+    let n: usize = od.iter().product();
+    let ir = id.len() - batch;
+    Ok((0..n)
+        .map(|flat| {
+            let c: Vec<usize> = (0..od.len()).map(|k| flat / ost[k] % od[k]).collect();
+            // Index coordinates: the batch ones, then the gathered ones.
+            let mut ic: Vec<usize> = c[..batch].to_vec();
+            ic.extend_from_slice(&c[axis..axis + ir]);
+            let at: usize = ic.iter().zip(&ist).map(|(a, b)| a * b).sum();
+            let mut dc: Vec<usize> = c[..axis].to_vec();
+            dc.push(idx[at] as usize);
+            dc.extend_from_slice(&c[axis + ir..]);
+            dc.iter().zip(&dst).map(|(a, b)| a * b).sum::<usize>() as u32
+        })
+        .collect())
+}
+
+fn case() -> impl Strategy<Value = (Vec<usize>, Vec<usize>, usize, usize, Vec<i64>)> {
+    (1usize..=3, 0usize..=2)
+        .prop_flat_map(|(dr, extra)| {
+            (
+                proptest::collection::vec(0usize..4, dr),
+                0..dr,
+                proptest::collection::vec(0usize..4, extra),
+            )
+        })
+        .prop_flat_map(|(dd, axis, tail)| {
+            // batch_dims <= axis; the indices share the data's leading batch dimensions.
+            (Just(dd), Just(axis), Just(tail), 0..=axis)
+        })
+        .prop_flat_map(|(dd, axis, tail, batch)| {
+            let mut id: Vec<usize> = dd[..batch].to_vec();
+            id.extend_from_slice(&tail);
+            let n: usize = id.iter().product();
+            let lim = dd[axis] as i64;
+            (
+                Just(dd),
+                Just(id),
+                Just(axis),
+                Just(batch),
+                proptest::collection::vec(
+                    prop_oneof![8 => 0..lim.max(1), 1 => -3i64..0, 1 => lim..lim + 3],
+                    n,
+                ),
+            )
+        })
+}
+
+proptest! {
+    #![proptest_config(cases())]
+
+    #[test]
+    fn gather_matches_index_math((dd, id, axis, batch, idx) in case()) {
+        let (g, out) = gather_geometry(&shape(&dd), &shape(&id), axis as i32, batch as i32).unwrap();
+        let src: Vec<u32> = (0..dd.iter().product::<usize>() as u32).collect();
+        let mut dst = vec![u32::MAX; out.elements()];
+        let idx32: Vec<i32> = idx.iter().map(|&v| v as i32).collect();
+        let got64 = gather(&src, &idx, &mut dst, &g, 1).map(|()| dst.clone());
+        let mut dst32 = vec![u32::MAX; out.elements()];
+        let got32 = gather(&src, &idx32, &mut dst32, &g, 1).map(|()| dst32);
+        prop_assert_eq!(&got64, &got32);
+        match naive(&dd, &id, &idx, axis, batch) {
+            Ok(want) => {
+                prop_assert_eq!(got64.unwrap(), want.clone());
+                // The string path maps each output element to the same source element.
+                let picked: Vec<u32> = (0..want.len()).map(|k| source(&g, &idx, k).unwrap() as u32).collect();
+                prop_assert_eq!(picked, want);
+            }
+            Err(bad) => {
+                // TensorFlow Lite checks indices as it copies: with no rows nothing is read.
+                if g.outer == 0 {
+                    prop_assert!(got64.is_ok());
+                } else {
+                    let e = got64.unwrap_err();
+                    prop_assert_eq!(e, KernelError::IndexOutOfRange {
+                        input: 1, position: bad, index: idx[bad], limit: dd[axis],
+                    });
+                    prop_assert_eq!(check_indices(&idx, &g, 1), Err(e));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn negative_axis_and_batch_dims_count_from_the_end() {
+    let (g, out) = gather_geometry(&shape(&[2, 3, 4]), &shape(&[2, 2]), -2, -1).unwrap();
+    assert_eq!(out.dims(), [2, 2, 4]);
+    assert_eq!(
+        (g.batch, g.outer, g.axis, g.inner, g.coord),
+        (2, 1, 3, 4, 2)
+    );
+}
+
+#[test]
+fn bad_geometry_is_refused() {
+    // batch_dims past the axis, axis past the rank, batch dimensions that differ.
+    assert!(gather_geometry(&shape(&[2, 3]), &shape(&[2, 2]), 0, 1).is_err());
+    assert!(gather_geometry(&shape(&[2, 3]), &shape(&[2]), 2, 0).is_err());
+    assert!(gather_geometry(&shape(&[2, 3]), &shape(&[3, 1]), 1, 1).is_err());
+    // Output over 6 dimensions.
+    assert!(matches!(
+        gather_geometry(&shape(&[1, 1, 1, 1]), &shape(&[1, 1, 1, 1]), 1, 0),
+        Err(KernelError::Unsupported { .. })
+    ));
+}
+
+#[test]
+fn an_index_out_of_range_names_its_position() {
+    let g = gather_geometry(&shape(&[4, 2]), &shape(&[3]), 0, 0)
+        .unwrap()
+        .0;
+    let src = [0u32; 8];
+    let mut dst = [0u32; 6];
+    let e = gather(&src, &[1i32, 4, -1], &mut dst, &g, 0).unwrap_err();
+    assert_eq!(
+        e,
+        KernelError::IndexOutOfRange {
+            input: 0,
+            position: 1,
+            index: 4,
+            limit: 4
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "index 4 at position 1 of input 0 is outside 0..4"
+    );
+}

@@ -218,7 +218,7 @@ proptest! {
         let total: usize = od.iter().product();
         let outer: usize = d[..axis].iter().product();
         let mut dst = vec![0u8; total * 4];
-        let row = if outer == 0 { 0 } else { dst.len() / outer };
+        let row = dst.len().checked_div(outer).unwrap_or(0);
         let mut at = 0;
         for (dk, v) in &inputs {
             let chunk = dk[axis..].iter().product::<usize>() * 4;
@@ -228,14 +228,14 @@ proptest! {
         // Naive: output coordinate on the axis picks the input and its coordinate.
         let ost = strides(&od);
         let got: Vec<u32> = dst.chunks_exact(4).map(|c| u32::from_ne_bytes(c.try_into().unwrap())).collect();
-        for flat in 0..total {
+        for (flat, &g) in got.iter().enumerate() {
             let mut c: Vec<usize> = (0..od.len()).map(|k| flat / ost[k] % od[k]).collect();
             let mut k = 0;
             while c[axis] >= sizes[k] { c[axis] -= sizes[k]; k += 1; }
             let dk = &inputs[k].0;
             let ist = strides(dk);
             let src: usize = c.iter().zip(&ist).map(|(a, b)| a * b).sum();
-            prop_assert_eq!(got[flat], (k as u32) << 16 | src as u32);
+            prop_assert_eq!(g, (k as u32) << 16 | src as u32);
         }
     }
 
@@ -246,7 +246,7 @@ proptest! {
         let total: usize = d.iter().product();
         let src: Vec<u32> = (0..total as u32).collect();
         let run = d[axis + 1..].iter().product::<usize>() * 4;
-        let each = if n == 0 { 0 } else { total / n };
+        let each = total.checked_div(n).unwrap_or(0);
         let mut outs = vec![vec![0u8; each * 4]; n];
         for (k, o) in outs.iter_mut().enumerate() {
             split(src.as_bytes(), run, n, k, o).unwrap();
@@ -254,7 +254,7 @@ proptest! {
         // Packing the outputs back on the same axis gives the input.
         let mut back = vec![0u8; total * 4];
         let outer: usize = d[..axis].iter().product();
-        let row = if outer == 0 { 0 } else { back.len() / outer };
+        let row = back.len().checked_div(outer).unwrap_or(0);
         for (k, o) in outs.iter().enumerate() {
             join(o, run, &mut back, row, k * run).unwrap();
         }
