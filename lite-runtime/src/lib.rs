@@ -11,6 +11,7 @@
 //! the serial order (ML.NET's cursor sets over tessera's `SampleCursor`).
 #![cfg_attr(not(feature = "std"), no_std)]
 
+pub mod ctr;
 #[cfg(feature = "std")]
 pub mod cursor_set;
 #[cfg(feature = "std")]

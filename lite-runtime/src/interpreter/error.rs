@@ -153,6 +153,13 @@ pub enum ErrorKind {
         /// The budget.
         budget: usize,
     },
+    /// Another number of strings than the string input's shape holds.
+    StringCount {
+        /// Elements of the input's shape.
+        expected: usize,
+        /// Strings given.
+        found: usize,
+    },
     /// An operator reads a tensor no earlier operator wrote, that is not a constant, a graph
     /// input or a variable.
     NotComputed,
@@ -242,6 +249,12 @@ impl fmt::Display for InterpreterError {
                 "the strings need {needed} bytes, over the input's budget of {budget} \
                  (raise Options::string_bytes)"
             ),
+            ErrorKind::StringCount { expected, found } => {
+                write!(
+                    f,
+                    "{found} strings given, the input's shape holds {expected}"
+                )
+            }
             ErrorKind::NotComputed => f.write_str(
                 "read before any operator writes it (not a constant, graph input or variable)",
             ),

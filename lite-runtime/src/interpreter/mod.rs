@@ -603,7 +603,8 @@ impl<'m, 'a> Interpreter<'m, 'a> {
     ///
     /// # Errors
     /// [`ErrorKind::InputStrings`] with the bytes needed if they exceed the budget;
-    /// [`ErrorKind::WrongType`] if the input is not a string tensor.
+    /// [`ErrorKind::StringCount`] if there are not as many strings as the input's shape
+    /// holds; [`ErrorKind::WrongType`] if the input is not a string tensor.
     pub fn set_input_strings<I, B>(&mut self, i: usize, strings: I) -> Result<(), InterpreterError>
     where
         I: IntoIterator<Item = B> + Clone,
@@ -617,6 +618,14 @@ impl<'m, 'a> Interpreter<'m, 'a> {
                     actual: ty.name(),
                     requested: "STRING",
                 },
+                t,
+            ));
+        }
+        let expected = self.tensor_shape(t)?.elements();
+        let found = strings.clone().into_iter().count();
+        if found != expected {
+            return Err(InterpreterError::at_tensor(
+                ErrorKind::StringCount { expected, found },
                 t,
             ));
         }

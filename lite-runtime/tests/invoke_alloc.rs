@@ -1,0 +1,96 @@
+//! The interpreter never allocates: setting a model up over a caller's arena
+//! (`Interpreter::new`), filling inputs and `invoke` make no heap allocation at all, counted by
+//! a global counting allocator over every fixture model the interpreter runs. (Only
+//! `Interpreter::required` may, with `std`: its temporary plan table.)
+//!
+//! One test in this binary, so nothing else allocates while it counts.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use tessera_lite::interpreter::{AllOps, Interpreter, Options};
+use tessera_lite::model::{Model, TensorType};
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+struct Counting;
+
+// SAFETY: forwards every call to `System`, only counting.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        // SAFETY: same contract as ours.
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        // SAFETY: same contract as ours.
+        unsafe { System.alloc_zeroed(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        // SAFETY: same contract as ours.
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        // SAFETY: same contract as ours.
+        unsafe { System.realloc(p, l, n) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations() -> usize {
+    ALLOCATIONS.load(Ordering::SeqCst)
+}
+
+/// Every model the interpreter must run without allocating (the float fixtures of issue 15).
+const MODELS: &[&str] = &[
+    "ctr",
+    "ctr_b4",
+    "strings",
+    "strings_ops",
+    "sparse",
+    "sparse_block",
+];
+
+#[test]
+#[cfg_attr(miri, ignore)] // whole models: minutes under Miri; the kernels' own tests run there
+fn setup_inputs_and_invoke_allocate_nothing() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/models");
+    let words: [&[u8]; 3] = [b"alpha", b"", b"a string longer than twenty-two bytes"];
+    for name in MODELS {
+        let bytes = std::fs::read(dir.join(format!("{name}.tflite"))).expect("fixture");
+        let model = Model::load(&bytes).expect("fixture loads");
+        let options = Options::default();
+        let needed = Interpreter::required(&model, &AllOps, &options)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut arena = vec![0u8; needed];
+
+        let before = allocations();
+        let mut it = Interpreter::new(model, &AllOps, &mut arena, &options)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        for i in 0..it.input_count() {
+            let t = it.input_tensor(i).unwrap();
+            if it.tensor_type(t).unwrap() == TensorType::String {
+                let n = it.tensor_shape(t).unwrap().elements();
+                it.set_input_strings(i, words.iter().cycle().take(n))
+                    .unwrap();
+            } else {
+                // Zeros: valid indices for every gather in the fixtures.
+                it.input_bytes_mut(i).unwrap().fill(0);
+            }
+        }
+        for _ in 0..5 {
+            it.invoke().unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+        let _ = it.output_bytes(0).unwrap();
+        let made = allocations() - before;
+        assert_eq!(
+            made, 0,
+            "{name}: {made} allocations in set-up, inputs and 5 invokes"
+        );
+    }
+}

@@ -1,0 +1,59 @@
+//! Fuzzes the interpreter: the first bytes choose how inputs are filled, the rest is a model.
+//! Whatever loads is set up (any error is fine) and, if it sets up, invoked twice with inputs
+//! filled from the fuzz bytes; nothing may panic, read out of bounds or loop without end.
+//! Seeds: the fixture models (`corpus/interpret/seed-*`, each with 8 leading bytes).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use tessera_lite::interpreter::{AllOps, Interpreter, Options};
+use tessera_lite::model::{Model, TensorType};
+
+/// Bigger arenas are skipped: the fuzzer would spend its time in memset.
+const MAX_ARENA: usize = 16 << 20;
+
+fuzz_target!(|data: &[u8]| {
+    if data.len() < 8 {
+        return;
+    }
+    let (head, model_bytes) = data.split_at(8);
+    let Ok(model) = Model::load(model_bytes) else {
+        return;
+    };
+    let options = Options {
+        string_bytes: 64 + usize::from(head[0]) * 4,
+        ..Options::default()
+    };
+    let Ok(needed) = Interpreter::required(&model, &AllOps, &options) else {
+        return;
+    };
+    if needed > MAX_ARENA {
+        return;
+    }
+    let mut arena = vec![0u8; needed];
+    let Ok(mut it) = Interpreter::new(model, &AllOps, &mut arena, &options) else {
+        return;
+    };
+    assert!(it.arena_used_bytes() <= needed);
+    // Inputs: numbers from the head bytes (small values and indices, so gathers hit and
+    // miss), strings from the model's own bytes.
+    for i in 0..it.input_count() {
+        let Ok(t) = it.input_tensor(i) else { continue };
+        if it.tensor_type(t) == Ok(TensorType::String) {
+            let words = model_bytes.chunks(1 + usize::from(head[1] % 16)).take(8);
+            let _ = it.set_input_strings(i, words);
+        } else if let Ok(bytes) = it.input_bytes_mut(i) {
+            for (k, b) in bytes.iter_mut().enumerate() {
+                *b = head[2 + k % 6];
+            }
+        }
+    }
+    for _ in 0..2 {
+        if it.invoke().is_err() {
+            break;
+        }
+    }
+    for j in 0..it.output_count() {
+        let _ = it.output_bytes(j);
+        let _ = it.output_strings(j);
+    }
+});
