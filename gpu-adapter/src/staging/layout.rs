@@ -107,7 +107,8 @@ impl<K: Key + Element> BatchLayout<K> {
     }
 
     /// Bytes from the start of the plan that a batch of `nnz` keys occupies: the prefix a
-    /// copy must move (label/dense and offsets whole, then `nnz` keys).
+    /// copy must move (label/dense and offsets whole, then `nnz` keys). The end of the last
+    /// buffer in use, not of `values`: the planner puts empty buffers at offset 0.
     ///
     /// Errors: [`Capacity`](GpuError::Capacity) for more keys than the shape holds,
     /// [`Arena`](GpuError::Arena) if not planned.
@@ -123,9 +124,26 @@ impl<K: Key + Element> BatchLayout<K> {
                 available: self.shape.max_keys,
             });
         }
-        let start = arena.offset(&self.values)?;
-        // Both fit: the plan holds `max_keys` keys from `start`.
-        Ok(start + nnz * K::WIDTH)
+        let too_large = GpuError::TooLarge {
+            what: "batch buffers",
+        };
+        let (ld, offsets, _) = self
+            .shape
+            .dims
+            .buffer_lens(self.shape.samples, self.shape.max_keys)
+            .ok_or(too_large.clone())?;
+        // Each product fits: the plan holds each buffer whole.
+        let ends = [
+            (arena.offset(&self.label_dense)?, ld * 4),
+            (arena.offset(&self.row_offsets)?, offsets * K::WIDTH),
+            (arena.offset(&self.values)?, nnz * K::WIDTH),
+        ];
+        Ok(ends
+            .iter()
+            .filter(|(_, bytes)| *bytes > 0)
+            .map(|(start, bytes)| start + bytes)
+            .max()
+            .unwrap_or(0))
     }
 
     /// Bytes from the memory's first byte to the plan's start (the arena's padding): 0 for
@@ -204,13 +222,17 @@ mod tests {
                 let starts = [arena.offset(&l.label_dense()).unwrap(), arena.offset(&l.row_offsets()).unwrap(), arena.offset(&l.values()).unwrap()];
                 (starts, [samples * (ld + dense) * 4, (samples * slots + 1) * 4, keys * 4], total)
             };
-            for i in 0..3 {
-                prop_assert_eq!(starts[i] % 32, 0);
-                if i > 0 {
-                    prop_assert!(starts[i - 1] + sizes[i - 1] <= starts[i]);
+            // Non-empty buffers are aligned, in reservation order, disjoint and inside the
+            // plan (empty ones sit at offset 0).
+            let used: Vec<(usize, usize)> =
+                (0..3).filter(|&i| sizes[i] > 0).map(|i| (starts[i], sizes[i])).collect();
+            for (k, &(start, size)) in used.iter().enumerate() {
+                prop_assert_eq!(start % 32, 0);
+                prop_assert!(start + size <= total);
+                if k > 0 {
+                    prop_assert!(used[k - 1].0 + used[k - 1].1 <= start);
                 }
             }
-            prop_assert!(starts[2] + sizes[2] <= total);
         }
 
         #[test]
@@ -237,6 +259,9 @@ mod tests {
             let used = layout.used_bytes(&arena, nnz).unwrap();
             let values_at = arena.offset(&layout.values()).unwrap();
             prop_assert_eq!(used, values_at + nnz * 4);
+            // With no keys, the prefix still covers the offsets.
+            let offsets_end = arena.offset(&layout.row_offsets()).unwrap() + (samples * 3 + 1) * 4;
+            prop_assert!(layout.used_bytes(&arena, 0).unwrap() >= offsets_end);
             // What a copy of the prefix moves decodes to the same CSR.
             let offsets = arena.tensor(&layout.row_offsets()).unwrap();
             let offsets = offsets.as_slice().unwrap();
@@ -247,6 +272,15 @@ mod tests {
             let flat: Vec<u32> = rows[..samples * 3].iter().flatten().copied().collect();
             prop_assert_eq!(&values.as_slice().unwrap()[..nnz], &flat[..]);
         }
+    }
+
+    #[test]
+    fn prefix_covers_offsets_when_there_are_no_keys_or_features() {
+        // No labels, no dense, no key capacity: both empty buffers sit at offset 0.
+        let s = shape(0, 0, 1, 1, 0);
+        let (arena, layout) = BatchLayout::<u32>::plan::<HeapBlock>(s).unwrap();
+        let offsets_at = arena.offset(&layout.row_offsets()).unwrap();
+        assert_eq!(layout.used_bytes(&arena, 0).unwrap(), offsets_at + 8);
     }
 
     #[test]
