@@ -14,6 +14,8 @@ use core::fmt;
 
 use tessera_core::data::SampleBatch;
 
+use crate::interpreter::{ErrorKind, Interpreter, InterpreterError};
+
 /// Slots per sample.
 pub const SLOTS: usize = 26;
 /// Key positions per slot (slots have 1 to 3 keys).
@@ -98,19 +100,36 @@ pub fn feed(
     keys: &mut [i32],
     dense: &mut [f32],
 ) -> Result<(), FeedError> {
+    if keys.len() / (SLOTS * KEYS_PER_SLOT) != dense.len() / DENSE {
+        return Err(FeedError::Buffers);
+    }
+    feed_keys(batch, first, keys)?;
+    feed_dense(batch, first, dense)
+}
+
+fn check_shape(batch: &SampleBatch<'_, u32>) -> Result<(), FeedError> {
     let dims = batch.dims();
     if dims.slot_num != SLOTS || dims.dense_dim != DENSE {
         return Err(FeedError::Shape);
     }
-    let n = dense.len() / DENSE;
-    if dense.len() != n * DENSE || keys.len() != n * SLOTS * KEYS_PER_SLOT {
+    Ok(())
+}
+
+/// The `keys` input for samples `first ..` of `batch` (`keys.len() / 78` of them).
+///
+/// # Errors
+/// A [`FeedError`] naming the sample and slot.
+pub fn feed_keys(
+    batch: &SampleBatch<'_, u32>,
+    first: usize,
+    keys: &mut [i32],
+) -> Result<(), FeedError> {
+    check_shape(batch)?;
+    if keys.len() % (SLOTS * KEYS_PER_SLOT) != 0 {
         return Err(FeedError::Buffers);
     }
-    let rows = keys.chunks_exact_mut(SLOTS * KEYS_PER_SLOT);
-    for (k, (row, d)) in rows.zip(dense.chunks_exact_mut(DENSE)).enumerate() {
+    for (k, row) in keys.chunks_exact_mut(SLOTS * KEYS_PER_SLOT).enumerate() {
         let sample = first + k;
-        let features = batch.dense(sample).ok_or(FeedError::Buffers)?;
-        d.copy_from_slice(features);
         for (slot, cell) in row.chunks_exact_mut(KEYS_PER_SLOT).enumerate() {
             let ks = batch.keys(sample, slot).ok_or(FeedError::Buffers)?;
             if ks.len() > KEYS_PER_SLOT {
@@ -132,4 +151,133 @@ pub fn feed(
         }
     }
     Ok(())
+}
+
+/// The `dense` input for samples `first ..` of `batch` (`dense.len() / 13` of them).
+///
+/// # Errors
+/// [`FeedError::Buffers`] if the batch has fewer samples.
+pub fn feed_dense(
+    batch: &SampleBatch<'_, u32>,
+    first: usize,
+    dense: &mut [f32],
+) -> Result<(), FeedError> {
+    check_shape(batch)?;
+    if dense.len() % DENSE != 0 {
+        return Err(FeedError::Buffers);
+    }
+    for (k, d) in dense.chunks_exact_mut(DENSE).enumerate() {
+        d.copy_from_slice(batch.dense(first + k).ok_or(FeedError::Buffers)?);
+    }
+    Ok(())
+}
+
+/// Why a prediction failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PredictError {
+    /// The batch cannot feed the model.
+    Feed(FeedError),
+    /// The model is not the CTR model (no `keys` / `dense` inputs of the right shapes), or
+    /// the interpreter failed.
+    Interpreter(InterpreterError),
+    /// The output buffer is shorter than the batch.
+    Output,
+}
+
+impl fmt::Display for PredictError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Feed(e) => write!(f, "feeding the model: {e}"),
+            Self::Interpreter(e) => write!(f, "the model: {e}"),
+            Self::Output => f.write_str("the prediction buffer is shorter than the batch"),
+        }
+    }
+}
+
+impl core::error::Error for PredictError {}
+
+/// The CTR model over an interpreter: predictions for every sample of a CSR batch, fed
+/// [`MODEL_BATCH`] at a time (a last, partial group is padded with empty samples).
+pub struct Predictor<'m, 'a> {
+    it: Interpreter<'m, 'a>,
+    keys: usize,
+    dense: usize,
+    group: usize,
+}
+
+impl<'m, 'a> Predictor<'m, 'a> {
+    /// The model's inputs found by their signature names (`keys`, `dense`; the subgraph's
+    /// order differs), checked against the encoding above.
+    ///
+    /// # Errors
+    /// [`PredictError::Interpreter`] with [`ErrorKind::NoSuchTensor`] if the model is not
+    /// shaped so.
+    pub fn new(it: Interpreter<'m, 'a>) -> Result<Self, PredictError> {
+        let missing = PredictError::Interpreter(InterpreterError::new(ErrorKind::NoSuchTensor));
+        let keys = it
+            .signature_input("serving_default", "keys")
+            .ok_or(missing)?;
+        let dense = it
+            .signature_input("serving_default", "dense")
+            .ok_or(missing)?;
+        let shape = |i| it.input_tensor(i).and_then(|t| it.tensor_shape(t));
+        let (ks, ds) = (
+            shape(keys).map_err(PredictError::Interpreter)?,
+            shape(dense).map_err(PredictError::Interpreter)?,
+        );
+        let group = ds.dim(0).unwrap_or(0);
+        if group == 0
+            || ks.dims() != [group, SLOTS, KEYS_PER_SLOT]
+            || ds.dims() != [group, DENSE]
+            || it.output_count() != 1
+        {
+            return Err(missing);
+        }
+        Ok(Self {
+            it,
+            keys,
+            dense,
+            group,
+        })
+    }
+
+    /// The interpreter (arena figures, tensors).
+    #[must_use]
+    pub fn interpreter(&self) -> &Interpreter<'m, 'a> {
+        &self.it
+    }
+
+    /// Writes `out[s]`, the predicted click probability of sample `s` of `batch`.
+    ///
+    /// # Errors
+    /// A [`PredictError`] naming the sample and slot for data the model cannot take.
+    pub fn predict(
+        &mut self,
+        batch: &SampleBatch<'_, u32>,
+        out: &mut [f32],
+    ) -> Result<(), PredictError> {
+        let n = batch.samples();
+        let out = out.get_mut(..n).ok_or(PredictError::Output)?;
+        let fail = PredictError::Interpreter;
+        for (g, preds) in out.chunks_mut(self.group).enumerate() {
+            let (first, real) = (g * self.group, preds.len());
+            // Both inputs are views of one arena: fill one, then the other. A last, partial
+            // group is padded with empty samples, whose predictions are dropped.
+            let mut keys = self.it.input::<i32>(self.keys).map_err(fail)?;
+            let keys = keys.as_slice_mut().ok_or(PredictError::Output)?;
+            let (used, pad) = keys.split_at_mut(real * SLOTS * KEYS_PER_SLOT);
+            pad.fill(0);
+            feed_keys(batch, first, used).map_err(PredictError::Feed)?;
+            let mut dense = self.it.input::<f32>(self.dense).map_err(fail)?;
+            let dense = dense.as_slice_mut().ok_or(PredictError::Output)?;
+            let (used, pad) = dense.split_at_mut(real * DENSE);
+            pad.fill(0.0);
+            feed_dense(batch, first, used).map_err(PredictError::Feed)?;
+            self.it.invoke().map_err(fail)?;
+            let y = self.it.output::<f32>(0).map_err(fail)?;
+            let y = y.as_slice().ok_or(PredictError::Output)?;
+            preds.copy_from_slice(y.get(..real).ok_or(PredictError::Output)?);
+        }
+        Ok(())
+    }
 }

@@ -1,6 +1,8 @@
 //! The main job: HugeCTR's data path end to end over a Norm file in memory — decode with
-//! checksums into CSR batches, pool every slot over an embedding table — with the time each
-//! stage took. `tessera` with no arguments runs it on the bundled [`DEMO_NORM`].
+//! checksums into CSR batches, pool every slot over an embedding table, and predict each
+//! sample's click probability with the bundled CTR model (a TensorFlow Lite file run by
+//! tessera's interpreter) — with the time each stage took. `tessera` with no arguments runs it
+//! on the bundled [`DEMO_NORM`].
 
 use std::time::{Duration, Instant};
 
@@ -9,6 +11,7 @@ use tessera_core::data::{
     SampleBatch, Status, embedding_bag,
 };
 
+use crate::ctr::{PredictError, Predictor};
 use crate::dataset::{MemoryBudget, MemoryError};
 
 /// The bundled dataset (`lite-runtime/data/demo.norm`, written by `make_demo.py` there):
@@ -18,6 +21,11 @@ pub const DEMO_NORM: &[u8] = include_bytes!("../data/demo.norm");
 
 /// How [`DEMO_NORM`] is read.
 pub const DEMO_CONFIG: NormConfig = NormConfig::new(Dims::new(1, 13, 26), 3).with_check(Check::Sum);
+
+/// LiteRT's predictions for [`DEMO_NORM`]'s samples with the bundled CTR model
+/// ([`ctr::model`](crate::ctr::model)), float32 `[1024]` in file order, as a `.npy` file:
+/// the main job checks its own against them.
+pub const DEMO_PREDICTIONS: &[u8] = include_bytes!("../data/ctr_b4.demo_predictions.npy");
 
 /// Keys in [`DEMO_NORM`]: 26 slots of 400.
 pub const DEMO_VOCAB: usize = 26 * 400;
@@ -43,6 +51,10 @@ pub struct Report {
     pub pooled_sum: f64,
     /// Bytes the pooling read and wrote per pass: table rows gathered, CSR read, output.
     pub pool_bytes: u64,
+    /// Time spent predicting (feeding the model and invoking it), all passes.
+    pub predict: Duration,
+    /// The last pass's predictions, one per sample in file order (empty without a model).
+    pub predictions: Vec<f32>,
 }
 
 /// Why the pipeline stopped.
@@ -55,6 +67,8 @@ pub enum PipelineError {
     /// The batch or output buffers for the `batch` and `dim` asked for are over the memory
     /// budget (or overflow), or the allocator refused them.
     Memory(MemoryError),
+    /// The model could not predict a batch.
+    Predict(PredictError),
 }
 
 impl std::fmt::Display for PipelineError {
@@ -63,6 +77,7 @@ impl std::fmt::Display for PipelineError {
             Self::Data(e) => write!(f, "decoding: {e}"),
             Self::Pool(e) => write!(f, "pooling: {e}"),
             Self::Memory(e) => write!(f, "buffers: {e}"),
+            Self::Predict(e) => write!(f, "predicting: {e}"),
         }
     }
 }
@@ -83,7 +98,8 @@ pub fn demo_table(vocab: usize, dim: usize) -> Result<Vec<f32>, MemoryError> {
 }
 
 /// Decodes `file` in batches of `batch` samples and sum-pools each over `table` (`dim`
-/// columns), repeating whole passes until `min_time` has gone by (at least one pass).
+/// columns) and, given a `predictor`, predicts each sample with the model, repeating whole
+/// passes until `min_time` has gone by (at least one pass).
 /// Buffers are allocated once, before the first pass, each checked against
 /// [`MemoryBudget::DEFAULT`] first: a `batch` or `dim` too large for it is
 /// [`PipelineError::Memory`] naming the bytes, never an abort.
@@ -94,6 +110,7 @@ pub fn run(
     table: &[f32],
     dim: usize,
     min_time: Duration,
+    mut predictor: Option<&mut Predictor<'_, '_>>,
 ) -> Result<Report, PipelineError> {
     let dims = config.dims;
     let budget = MemoryBudget::DEFAULT;
@@ -129,6 +146,12 @@ pub fn run(
         pool: Duration::ZERO,
         pooled_sum: 0.0,
         pool_bytes: 0,
+        predict: Duration::ZERO,
+        predictions: Vec::new(),
+    };
+    let mut preds = match predictor {
+        Some(_) => budget.vec("predictions", batch, 0f32).map_err(memory)?,
+        None => Vec::new(),
     };
     let started = Instant::now();
     while report.passes == 0 || started.elapsed() < min_time {
@@ -156,6 +179,14 @@ pub fn run(
                 keys += csr.nnz() as u64;
                 batches += 1;
                 bytes += (csr.nnz() * dim * 4 + (rows + 1 + csr.nnz()) * 4 + rows * dim * 4) as u64;
+                if let Some(p) = predictor.as_deref_mut() {
+                    let t = Instant::now();
+                    p.predict(&b, &mut preds).map_err(PipelineError::Predict)?;
+                    report.predict += t.elapsed();
+                    if report.passes == 0 {
+                        report.predictions.extend_from_slice(&preds[..b.samples()]);
+                    }
+                }
                 b.clear();
             }
             if p.status != Status::BatchFull {
@@ -191,7 +222,16 @@ mod tests {
     #[cfg_attr(miri, ignore)]
     fn the_bundled_dataset_decodes_whole_and_pools() {
         let table = demo_table(DEMO_VOCAB, 16).unwrap();
-        let r = run(DEMO_NORM, DEMO_CONFIG, 256, &table, 16, Duration::ZERO).unwrap();
+        let r = run(
+            DEMO_NORM,
+            DEMO_CONFIG,
+            256,
+            &table,
+            16,
+            Duration::ZERO,
+            None,
+        )
+        .unwrap();
         assert_eq!((r.samples, r.batches, r.passes), (1024, 4, 1));
         assert_eq!(r.stats.skipped, 0);
         assert!(r.keys >= 1024 * 26 && r.keys <= 1024 * 26 * 3);
@@ -206,8 +246,49 @@ mod tests {
         ));
         let table = [0f32; 4];
         for (batch, dim) in [(usize::MAX, 1), (100_000_000_000, 1), (1, usize::MAX)] {
-            let e = run(DEMO_NORM, DEMO_CONFIG, batch, &table, dim, Duration::ZERO).unwrap_err();
+            let e = run(
+                DEMO_NORM,
+                DEMO_CONFIG,
+                batch,
+                &table,
+                dim,
+                Duration::ZERO,
+                None,
+            )
+            .unwrap_err();
             assert!(matches!(e, PipelineError::Memory(_)), "{e}");
+        }
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore)]
+    fn the_bundled_model_predicts_what_litert_does() {
+        use crate::interpreter::{AllOps, Interpreter, Options};
+        let model = crate::model::Model::load(crate::ctr::model()).unwrap();
+        let options = Options::default();
+        let mut arena = vec![0u8; Interpreter::required(&model, &AllOps, &options).unwrap()];
+        let it = Interpreter::new(model, &AllOps, &mut arena, &options).unwrap();
+        let mut p = Predictor::new(it).unwrap();
+        let table = demo_table(DEMO_VOCAB, 4).unwrap();
+        // 250 does not divide by the model's batch of 4: the last group of each is padded.
+        let r = run(
+            DEMO_NORM,
+            DEMO_CONFIG,
+            250,
+            &table,
+            4,
+            Duration::ZERO,
+            Some(&mut p),
+        )
+        .unwrap();
+        let litert = crate::npy::Npy::parse(DEMO_PREDICTIONS).unwrap();
+        assert_eq!(r.predictions.len(), 1024);
+        for (i, (g, w)) in r.predictions.iter().zip(litert.data.chunks(4)).enumerate() {
+            let w = f32::from_le_bytes(w.try_into().unwrap());
+            assert!(
+                (g - w).abs() <= 1e-5 + 1e-5 * w.abs(),
+                "sample {i}: {g}, LiteRT {w}"
+            );
         }
     }
 
@@ -218,7 +299,7 @@ mod tests {
         let last = bad.len() - 1;
         bad[last] ^= 0xff;
         let table = demo_table(DEMO_VOCAB, 4).unwrap();
-        let e = run(&bad, DEMO_CONFIG, 256, &table, 4, Duration::ZERO).unwrap_err();
+        let e = run(&bad, DEMO_CONFIG, 256, &table, 4, Duration::ZERO, None).unwrap_err();
         assert!(
             matches!(
                 e,
