@@ -217,7 +217,7 @@ fn eval_logistic(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
 }
 
 fn eval_tanh(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
-    map(ctx, libm::tanhf)
+    map(ctx, tanh)
 }
 
 fn eval_relu(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
@@ -254,23 +254,88 @@ fn eval_log_softmax(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
     Ok(())
 }
 
+/// `exp(x)` in f32, branch-free so that loops over slices vectorize (as LiteRT's Eigen
+/// kernels do): Cephes' `expf` (range reduction by `ln 2` in two parts, a degree-5
+/// polynomial), within 2 ulp of the true value over the normal range; `+inf` past
+/// `ln(f32::MAX)`, subnormal results (rounded twice) down to 0 below -104, NaN for NaN.
+#[inline(always)]
+#[must_use]
+pub(crate) fn exp(x: f32) -> f32 {
+    const MAX_LOG: f32 = 88.722_84;
+    // 1.5 * 2^23: adding and subtracting it rounds a float below 2^22 to an integer.
+    const ROUND: f32 = 12_582_912.0;
+    const LN2_HI: f32 = 0.693_359_4;
+    const LN2_LO: f32 = -2.121_944_4e-4;
+    // NaN fails both tests and flows through as NaN. Below -104 the result rounds to 0.
+    let c = if x < -104.0 {
+        -104.0
+    } else if x > MAX_LOG {
+        MAX_LOG
+    } else {
+        x
+    };
+    let t = c * core::f32::consts::LOG2_E + ROUND;
+    let n = t - ROUND;
+    // n as an integer straight from t's mantissa (no float-to-int conversion, which would
+    // keep the loop from vectorizing): t = 1.5 * 2^23 + n.
+    let k = (t.to_bits() as i32).wrapping_sub(ROUND.to_bits() as i32);
+    let r = c - n * LN2_HI - n * LN2_LO;
+    let mut p = 1.987_569_2e-4f32;
+    p = p * r + 1.398_199_9e-3;
+    p = p * r + 8.333_452e-3;
+    p = p * r + 4.166_579_6e-2;
+    p = p * r + 1.666_666_5e-1;
+    p = p * r + 5.000_000_1e-1;
+    let y = p * r * r + r + 1.0;
+    // 2^n in two normal factors: n is in [-150, 128] after the clamp, past the exponent's
+    // range at both ends (subnormal results, and x near MAX_LOG). For NaN, k is garbage
+    // and y NaN.
+    let half = k >> 1;
+    let scale = |e: i32| f32::from_bits((e.wrapping_add(127) as u32) << 23);
+    let v = y * scale(half) * scale(k.wrapping_sub(half));
+    if x > MAX_LOG { f32::INFINITY } else { v }
+}
+
 /// The logistic function as TensorFlow Lite's reference kernel computes it: `1` above
 /// 16.619047 (where `1 / (1 + exp(-x))` rounds to 1 anyway), `exp(x)` below -9 (where the
-/// two agree to float precision, and `exp(-x)` would overflow sooner), `1 / (1 + exp(-x))`
-/// between.
-#[inline]
+/// two agree within 1e-8), `1 / (1 + exp(-x))` between, with one [`exp`] of `-|x|` and
+/// selects (no branches: the loop vectorizes).
+#[inline(always)]
 #[must_use]
 pub(crate) fn logistic(x: f32) -> f32 {
     const UPPER: f32 = 16.619_047;
     const LOWER: f32 = -9.0;
+    let e = exp(-x.abs());
+    // x >= 0: 1 / (1 + exp(-x)); x < 0: exp(x) / (1 + exp(x)), the same value.
+    let mid = if x >= 0.0 {
+        1.0 / (1.0 + e)
+    } else {
+        e / (1.0 + e)
+    };
+    // NaN fails both tests and stays NaN through `mid`.
     if x > UPPER {
         1.0
     } else if x < LOWER {
-        libm::expf(x)
+        e
     } else {
-        // NaN lands here and stays NaN.
-        1.0 / (1.0 + libm::expf(-x))
+        mid
     }
+}
+
+/// `tanh(x)` within 2e-6 relative (LiteRT's float TANH is Eigen's rational approximation,
+/// itself a few ulp from the true value): an odd Taylor polynomial below 1/16, else
+/// `sign(x) (1 - e) / (1 + e)` with `e = exp(-2|x|)`; branch-free.
+#[inline(always)]
+#[must_use]
+pub(crate) fn tanh(x: f32) -> f32 {
+    let a = x.abs();
+    let e = exp(-2.0 * a);
+    let big = ((1.0 - e) / (1.0 + e)).copysign(x);
+    let x2 = x * x;
+    // As x * (1 + ...), so -0 stays -0.
+    let small = x * (1.0 + x2 * (-1.0 / 3.0 + x2 * (2.0 / 15.0 + x2 * (-17.0 / 315.0))));
+    // NaN: `a < 1/16` is false and `big` is NaN.
+    if a < 0.0625 { small } else { big }
 }
 
 /// RELU: `x < 0 ? 0 : x` (NaN stays NaN, as in the reference kernel).
@@ -311,12 +376,11 @@ pub(crate) fn softmax_rows(x: &[f32], y: &mut [f32], depth: usize, beta: f32) {
     }
     for (x, y) in x.chunks_exact(depth).zip(y.chunks_exact_mut(depth)) {
         let max = row_max(x);
-        let mut sum = 0.0f32;
+        // The exponentials first (a loop that vectorizes), then their sum in row order.
         for (y, &x) in y.iter_mut().zip(x) {
-            let e = libm::expf((x - max) * beta);
-            *y = e;
-            sum += e;
+            *y = exp((x - max) * beta);
         }
+        let sum = y.iter().fold(0.0f32, |s, &e| s + e);
         for y in y.iter_mut() {
             *y /= sum;
         }
@@ -331,7 +395,11 @@ pub(crate) fn log_softmax_rows(x: &[f32], y: &mut [f32], depth: usize) {
     }
     for (x, y) in x.chunks_exact(depth).zip(y.chunks_exact_mut(depth)) {
         let max = row_max(x);
-        let sum = x.iter().fold(0.0f32, |s, &v| s + libm::expf(v - max));
+        // The exponentials in the output first (vectorized), then their sum in row order.
+        for (y, &x) in y.iter_mut().zip(x) {
+            *y = exp(x - max);
+        }
+        let sum = y.iter().fold(0.0f32, |s, &e| s + e);
         let log_sum = libm::logf(sum);
         for (y, &x) in y.iter_mut().zip(x) {
             *y = x - max - log_sum;

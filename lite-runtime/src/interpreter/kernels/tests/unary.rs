@@ -17,7 +17,7 @@ fn cases() -> ProptestConfig {
 fn logistic_follows_the_reference_cutoffs() {
     assert_eq!(logistic(17.0), 1.0);
     assert_eq!(logistic(f32::INFINITY), 1.0);
-    assert_eq!(logistic(-10.0), libm::expf(-10.0));
+    assert_eq!(logistic(-10.0), exp(-10.0));
     assert_eq!(logistic(f32::NEG_INFINITY), 0.0);
     assert_eq!(logistic(0.0), 0.5);
     assert!(logistic(f32::NAN).is_nan());
@@ -28,6 +28,30 @@ fn logistic_follows_the_reference_cutoffs() {
             "{x}"
         );
     }
+}
+
+#[test]
+fn exp_is_within_two_ulp() {
+    for x in [
+        -87.0f32, -50.0, -1.0, -1e-3, 0.0, 1e-3, 0.5, 1.0, 10.0, 80.0, 88.0, 88.7,
+    ] {
+        let want = f64::from(x).exp();
+        let got = f64::from(exp(x));
+        assert!(
+            (got - want).abs() <= want * 2.4e-7,
+            "exp({x}) = {got}, {want}"
+        );
+    }
+    assert_eq!(exp(0.0), 1.0);
+    assert_eq!(exp(89.0), f32::INFINITY);
+    assert_eq!(exp(f32::INFINITY), f32::INFINITY);
+    assert!(exp(f32::NEG_INFINITY) < 1e-37);
+    assert!(exp(-1000.0) < 1e-37);
+    assert!(exp(f32::NAN).is_nan());
+    assert!(tanh(f32::NAN).is_nan());
+    assert_eq!(tanh(f32::INFINITY), 1.0);
+    assert_eq!(tanh(f32::NEG_INFINITY), -1.0);
+    assert_eq!(tanh(-0.0).to_bits(), (-0.0f32).to_bits());
 }
 
 #[test]
@@ -175,10 +199,21 @@ proptest! {
     }
 
     #[test]
+    fn exp_and_tanh_are_close_to_f64(x in -87.0f32..88.0) {
+        let want = f64::from(x).exp();
+        prop_assert!((f64::from(exp(x)) - want).abs() <= want * 2.4e-7, "exp({})", x);
+        let want = f64::from(x).tanh();
+        prop_assert!((f64::from(tanh(x)) - want).abs() <= want.abs() * 2e-6 + 1e-30, "tanh({})", x);
+        let small = x / 1000.0;
+        let want = f64::from(small).tanh();
+        prop_assert!((f64::from(tanh(small)) - want).abs() <= want.abs() * 2e-6 + 1e-30, "tanh({})", small);
+    }
+
+    #[test]
     fn activations_match_f64(x in -40.0f32..40.0) {
         let xd = f64::from(x);
         prop_assert!(close(logistic(x), 1.0 / (1.0 + (-xd).exp())));
-        prop_assert!(close(libm::tanhf(x), xd.tanh()));
+        prop_assert!(close(tanh(x), xd.tanh()));
         prop_assert_eq!(relu(x), x.max(0.0));
         prop_assert_eq!(relu6(x), x.clamp(0.0, 6.0));
         let leaky = if xd > 0.0 { xd } else { 0.3 * xd };
@@ -249,7 +284,7 @@ fn ops_elementwise_fixture_unary_outputs() {
     let map = |x: &[f32], f: &dyn Fn(f32) -> f32| x.iter().map(|&v| f(v)).collect::<Vec<_>>();
     check(&map(&b, &logistic), "out0");
     check(&map(&a, &|v| leaky_relu(v, 0.2)), "out4");
-    check(&map(&a, &libm::tanhf), "out7");
+    check(&map(&a, &tanh), "out7");
     check(&map(&a, &relu6), "out12");
     check(&map(&b, &relu), "out14");
     let mut y = vec![0.0; a.len()];
@@ -292,7 +327,7 @@ fn kernel_error(e: InterpreterError) -> KernelError {
 fn activations_run_end_to_end() {
     let each = |f: fn(f32) -> f32| X.iter().map(|&v| f(v)).collect::<Vec<_>>();
     assert_eq!(unary(14, None, &X), each(logistic));
-    assert_eq!(unary(28, None, &X), each(libm::tanhf));
+    assert_eq!(unary(28, None, &X), each(tanh));
     assert_eq!(unary(19, None, &X), each(relu));
     assert_eq!(unary(21, None, &X), each(relu6));
     let alpha = Some((75, vec![(0, F::U32(0.25f32.to_bits()))]));
