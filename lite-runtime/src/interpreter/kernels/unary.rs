@@ -266,14 +266,8 @@ pub(crate) fn exp(x: f32) -> f32 {
     const ROUND: f32 = 12_582_912.0;
     const LN2_HI: f32 = 0.693_359_4;
     const LN2_LO: f32 = -2.121_944_4e-4;
-    // NaN fails both tests and flows through as NaN. Below -104 the result rounds to 0.
-    let c = if x < -104.0 {
-        -104.0
-    } else if x > MAX_LOG {
-        MAX_LOG
-    } else {
-        x
-    };
+    // clamp keeps NaN, which flows through as NaN. Below -104 the result rounds to 0.
+    let c = x.clamp(-104.0, MAX_LOG);
     let t = c * core::f32::consts::LOG2_E + ROUND;
     let n = t - ROUND;
     // n as an integer straight from t's mantissa (no float-to-int conversion, which would
@@ -285,7 +279,7 @@ pub(crate) fn exp(x: f32) -> f32 {
     p = p * r + 8.333_452e-3;
     p = p * r + 4.166_579_6e-2;
     p = p * r + 1.666_666_5e-1;
-    p = p * r + 5.000_000_1e-1;
+    p = p * r + 0.5;
     let y = p * r * r + r + 1.0;
     // 2^n in two normal factors: n is in [-150, 128] after the clamp, past the exponent's
     // range at both ends (subnormal results, and x near MAX_LOG). For NaN, k is garbage
