@@ -1,14 +1,30 @@
-//! Placeholder while being written.
+//! CONV_2D and DEPTHWISE_CONV_2D (NHWC), float32, int8 (per-tensor or per-channel weights,
+//! int32 bias) and 16x8 (int16 activations, int8 weights, int64 or int32 bias), bit-exact with
+//! TensorFlow Lite's reference kernels.
+//!
+//! Everything `eval` needs is worked out at setup: `prepare` checks the operator and sizes the
+//! persistent block, `init` writes the [`Geometry`] into it followed by the per-channel
+//! multipliers, shifts and (int8) the bias with the input offset folded in
+//! (`bias + input_offset * sum(filter row)`), so `eval` does integer work only. Folding the
+//! offset out of the inner loop is exact: the reference skips taps outside the image, which is
+//! the same as reading the input zero point there (`zp + input_offset = 0`), and `i32`
+//! wrapping arithmetic is associative, so any summation order gives the reference's bits.
+//! Float sums keep the reference's order (filter row, column, input channel).
 
-use super::unimplemented::{eval, prepare};
-use crate::interpreter::Kernel;
-use crate::model::BuiltinOperator;
+use super::activation::float_range;
+use super::quant;
+use crate::interpreter::{Desc, Eval, Init, Kernel, KernelError, Prepare};
+use crate::model::{BuiltinOperator, BuiltinOptions, Padding, TensorType};
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
+
+mod compute;
+use compute::*;
 
 /// CONV_2D.
 pub static CONV_2D: Kernel = Kernel {
     op: BuiltinOperator::Conv2D,
     prepare,
-    init: None,
+    init: Some(init),
     eval,
 };
 
@@ -16,6 +32,507 @@ pub static CONV_2D: Kernel = Kernel {
 pub static DEPTHWISE_CONV_2D: Kernel = Kernel {
     op: BuiltinOperator::DepthwiseConv2D,
     prepare,
-    init: None,
+    init: Some(init),
     eval,
 };
+
+/// Element types of a convolution.
+pub(super) mod kind {
+    /// float32 throughout.
+    pub const FLOAT: u32 = 0;
+    /// int8 activations and weights, int32 bias.
+    pub const INT8: u32 = 1;
+    /// int16 activations, int8 weights, int64 bias (or none).
+    pub const INT16: u32 = 2;
+    /// int16 activations, int8 weights, int32 bias.
+    pub const INT16_BIAS32: u32 = 3;
+}
+
+/// A convolution's sizes and quantization, at the head of its persistent block.
+#[derive(Clone, Copy, Debug, Default, PartialEq, FromBytes, IntoBytes, KnownLayout, Immutable)]
+#[repr(C)]
+pub(super) struct Geometry {
+    pub kind: u32,
+    pub depthwise: u32,
+    pub batches: u32,
+    pub in_h: u32,
+    pub in_w: u32,
+    pub in_c: u32,
+    pub out_h: u32,
+    pub out_w: u32,
+    pub out_c: u32,
+    pub f_h: u32,
+    pub f_w: u32,
+    pub depth_mult: u32,
+    pub stride_h: u32,
+    pub stride_w: u32,
+    pub dil_h: u32,
+    pub dil_w: u32,
+    pub pad_h: u32,
+    pub pad_w: u32,
+    /// Quantized output clamp.
+    pub act_min: i32,
+    pub act_max: i32,
+    /// Float output clamp.
+    pub lo: f32,
+    pub hi: f32,
+    /// Minus the input zero point (int8).
+    pub input_offset: i32,
+    /// The output zero point (int8).
+    pub output_offset: i32,
+    pub has_bias: u32,
+    pub _reserved: [u32; 3],
+}
+
+/// Bytes of the persistent block's header.
+const HEAD: usize = core::mem::size_of::<Geometry>();
+const _: () = assert!(HEAD % 16 == 0);
+
+impl Geometry {
+    /// Values of one filter row of CONV_2D (`f_h * f_w * in_c`).
+    #[must_use]
+    pub fn row(&self) -> usize {
+        self.f_h as usize * self.f_w as usize * self.in_c as usize
+    }
+
+    fn quantized(&self) -> bool {
+        self.kind != kind::FLOAT
+    }
+
+    /// Persistent bytes: the header, then multiplier, shift and folded bias per channel.
+    fn persistent_bytes(&self) -> usize {
+        if self.quantized() {
+            HEAD + 3 * 4 * self.out_c as usize
+        } else {
+            HEAD
+        }
+    }
+
+    /// Scratch bytes `eval` uses: an im2col patch (CONV_2D) or per-channel accumulators
+    /// (DEPTHWISE_CONV_2D).
+    fn scratch_bytes(&self) -> usize {
+        let c = self.out_c as usize;
+        if self.depthwise != 0 {
+            match self.kind {
+                kind::INT16 | kind::INT16_BIAS32 => 8 * c,
+                _ => 4 * c,
+            }
+        } else {
+            match self.kind {
+                kind::INT8 => self.row(),
+                kind::INT16 | kind::INT16_BIAS32 => 2 * self.row(),
+                _ => 0,
+            }
+        }
+    }
+}
+
+/// TensorFlow Lite's `ComputeOutSize`.
+pub(super) fn out_size(padding: Padding, size: u64, filter: u64, stride: u64, dil: u64) -> u64 {
+    let effective = (filter.saturating_sub(1)) * dil + 1;
+    match padding {
+        Padding::Same => size.div_ceil(stride),
+        _ => (size + stride).saturating_sub(effective) / stride,
+    }
+}
+
+/// TensorFlow Lite's `ComputePaddingWithOffset` (the before-side padding; the odd extra pixel
+/// goes after, which the kernels never read).
+pub(super) fn pad_before(stride: u64, dil: u64, size: u64, filter: u64, out: u64) -> u64 {
+    let effective = (filter.saturating_sub(1)) * dil + 1;
+    (out.saturating_sub(1) * stride + effective).saturating_sub(size) / 2
+}
+
+fn dim(d: &Desc<'_>, i: usize) -> u64 {
+    d.shape.dim(i).unwrap_or(0) as u64
+}
+
+fn small(v: u64) -> Result<u32, KernelError> {
+    // Every size and product eval computes stays far inside usize (32-bit targets too).
+    u32::try_from(v)
+        .ok()
+        .filter(|&v| v < 1 << 30)
+        .ok_or(KernelError::Unsupported {
+            what: "convolution dimension over 2^30",
+        })
+}
+
+fn positive(v: i32, what: &'static str) -> Result<u64, KernelError> {
+    u64::try_from(v)
+        .ok()
+        .filter(|&v| v > 0 && v < 1 << 16)
+        .ok_or(KernelError::Mismatch { what })
+}
+
+/// Reads the operator and checks it: the geometry (without per-channel data).
+fn geometry(ctx: &Prepare<'_, '_>) -> Result<Geometry, KernelError> {
+    let (depthwise, padding, sh, sw, dh, dw, act, dm_option) = match ctx.operator().options() {
+        BuiltinOptions::Conv2D(o) => (
+            false,
+            o.padding,
+            o.stride_h,
+            o.stride_w,
+            o.dilation_h,
+            o.dilation_w,
+            o.activation,
+            0,
+        ),
+        BuiltinOptions::DepthwiseConv2D(o) => (
+            true,
+            o.padding,
+            o.stride_h,
+            o.stride_w,
+            o.dilation_h,
+            o.dilation_w,
+            o.activation,
+            o.depth_multiplier,
+        ),
+        _ => {
+            return Err(KernelError::Mismatch {
+                what: "options are not Conv2DOptions / DepthwiseConv2DOptions",
+            });
+        }
+    };
+    if !matches!(padding, Padding::Same | Padding::Valid) {
+        return Err(KernelError::Unsupported { what: "padding" });
+    }
+    let (sh, sw) = (
+        positive(sh, "stride not positive")?,
+        positive(sw, "stride not positive")?,
+    );
+    let (dh, dw) = (
+        positive(dh, "dilation not positive")?,
+        positive(dw, "dilation not positive")?,
+    );
+    let input = ctx.input(0)?;
+    let filter = ctx.input(1)?;
+    let bias = ctx.optional_input(2);
+    let output = ctx.output(0)?;
+    for d in [&input, &filter, &output] {
+        if d.shape.rank() != 4 {
+            return Err(KernelError::Mismatch {
+                what: "input, filter or output not 4-D",
+            });
+        }
+    }
+    let (batches, in_h, in_w, in_c) = (
+        dim(&input, 0),
+        dim(&input, 1),
+        dim(&input, 2),
+        dim(&input, 3),
+    );
+    let (f_h, f_w) = (dim(&filter, 1), dim(&filter, 2));
+    let out_c = dim(&output, 3);
+    let depth_mult = if depthwise {
+        if dim(&filter, 0) != 1 || dim(&filter, 3) != out_c {
+            return Err(KernelError::Mismatch {
+                what: "depthwise filter is not [1, h, w, output channels]",
+            });
+        }
+        if in_c == 0 || out_c % in_c != 0 {
+            return Err(KernelError::Mismatch {
+                what: "output channels not a multiple of the input channels",
+            });
+        }
+        let dm = out_c / in_c;
+        if dm_option > 0 && dm_option as u64 != dm {
+            return Err(KernelError::Mismatch {
+                what: "depth multiplier differs from output / input channels",
+            });
+        }
+        dm
+    } else {
+        if dim(&filter, 0) != out_c || dim(&filter, 3) != in_c {
+            return Err(KernelError::Unsupported {
+                what: "filter not [output channels, h, w, input channels] (grouped convolution)",
+            });
+        }
+        1
+    };
+    if f_h == 0 || f_w == 0 || in_c == 0 || out_c == 0 {
+        return Err(KernelError::Unsupported {
+            what: "convolution with an empty filter or no channels",
+        });
+    }
+    let out_h = out_size(padding, in_h, f_h, sh, dh);
+    let out_w = out_size(padding, in_w, f_w, sw, dw);
+    if [dim(&output, 0), dim(&output, 1), dim(&output, 2)] != [batches, out_h, out_w] {
+        return Err(KernelError::Mismatch {
+            what: "output shape is not what the convolution computes",
+        });
+    }
+    let mut g = Geometry {
+        depthwise: u32::from(depthwise),
+        batches: small(batches)?,
+        in_h: small(in_h)?,
+        in_w: small(in_w)?,
+        in_c: small(in_c)?,
+        out_h: small(out_h)?,
+        out_w: small(out_w)?,
+        out_c: small(out_c)?,
+        f_h: small(f_h)?,
+        f_w: small(f_w)?,
+        depth_mult: small(depth_mult)?,
+        stride_h: small(sh)?,
+        stride_w: small(sw)?,
+        dil_h: small(dh)?,
+        dil_w: small(dw)?,
+        pad_h: small(pad_before(sh, dh, in_h, f_h, out_h))?,
+        pad_w: small(pad_before(sw, dw, in_w, f_w, out_w))?,
+        has_bias: u32::from(bias.is_some()),
+        ..Geometry::default()
+    };
+    small(f_h * f_w * in_c)?;
+    small(batches * in_h * in_w * in_c)?;
+    small(batches * out_h * out_w * out_c)?;
+    let bias_type = bias.as_ref().map(|b| b.dtype);
+    if let Some(b) = &bias {
+        if b.shape.elements() != out_c as usize {
+            return Err(KernelError::Mismatch {
+                what: "bias is not one value per output channel",
+            });
+        }
+    }
+    let types = (input.dtype, filter.dtype, output.dtype, bias_type);
+    use TensorType as T;
+    g.kind = match types {
+        (T::Float32, T::Float32, T::Float32, None | Some(T::Float32)) => kind::FLOAT,
+        (T::Int8, T::Int8, T::Int8, None | Some(T::Int32)) => kind::INT8,
+        (T::Int16, T::Int8, T::Int16, None | Some(T::Int64)) => kind::INT16,
+        (T::Int16, T::Int8, T::Int16, Some(T::Int32)) if !depthwise => kind::INT16_BIAS32,
+        _ => {
+            return Err(KernelError::Unsupported {
+                what: "convolution types (float32; int8 with int32 bias; int16 x int8 with int64 or int32 bias)",
+            });
+        }
+    };
+    if g.kind == kind::FLOAT {
+        (g.lo, g.hi) = float_range(act)?;
+    } else {
+        let (_, in_zp) = quant::per_tensor(input.quantization(), input.dtype)?;
+        let (out_scale, out_zp) = quant::per_tensor(output.quantization(), output.dtype)?;
+        if g.kind != kind::INT8 && (in_zp != 0 || out_zp != 0) {
+            return Err(KernelError::Unsupported {
+                what: "int16 activations with a non-zero zero point",
+            });
+        }
+        g.input_offset = -in_zp;
+        g.output_offset = out_zp;
+        (g.act_min, g.act_max) = quant::activation_range(act, output.dtype, out_scale, out_zp)?;
+        let fq = filter.quantization().ok_or(KernelError::Mismatch {
+            what: "quantized filter without scales",
+        })?;
+        let per_channel_dim = if depthwise { 3 } else { 0 };
+        if fq.is_per_channel() && fq.quantized_dimension() != per_channel_dim {
+            return Err(KernelError::Mismatch {
+                what: "filter scales not along the output channels",
+            });
+        }
+        if filter.constant().is_none() || bias.as_ref().is_some_and(|b| b.constant().is_none()) {
+            return Err(KernelError::Unsupported {
+                what: "quantized convolution with a non-constant filter or bias",
+            });
+        }
+    }
+    Ok(g)
+}
+
+fn prepare(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    let g = geometry(ctx)?;
+    if g.quantized() {
+        // Derive the multipliers now, so a bad scale fails at setup, not at init.
+        channel_params(&Operands::of(ctx)?, &g, |_, _, _, _| {})?;
+    }
+    ctx.request_persistent(g.persistent_bytes());
+    ctx.request_scratch(g.scratch_bytes());
+    Ok(())
+}
+
+/// The operator's tensors, as the model describes them (no borrow of the context kept).
+struct Operands<'m> {
+    input: Desc<'m>,
+    filter: Desc<'m>,
+    bias: Option<Desc<'m>>,
+    output: Desc<'m>,
+}
+
+impl<'m> Operands<'m> {
+    fn of(ctx: &Prepare<'_, 'm>) -> Result<Self, KernelError> {
+        Ok(Self {
+            input: ctx.input(0)?,
+            filter: ctx.input(1)?,
+            bias: ctx.optional_input(2),
+            output: ctx.output(0)?,
+        })
+    }
+}
+
+/// Calls `f(channel, multiplier, shift, bias)` for every output channel; the int8 CONV_2D
+/// bias has `input_offset * sum(filter row)` folded in.
+fn channel_params(
+    ops: &Operands<'_>,
+    g: &Geometry,
+    mut f: impl FnMut(usize, i32, i32, i32),
+) -> Result<(), KernelError> {
+    let (in_scale, _) = quant::per_tensor(ops.input.quantization(), ops.input.dtype)?;
+    let (out_scale, _) = quant::per_tensor(ops.output.quantization(), ops.output.dtype)?;
+    let fq = ops.filter.quantization().ok_or(KernelError::Mismatch {
+        what: "quantized filter without scales",
+    })?;
+    let oc = g.out_c as usize;
+    let short = KernelError::Mismatch {
+        what: "constant shorter than its shape",
+    };
+    let weights = ops.filter.constant().ok_or(short)?;
+    let bias = ops.bias.as_ref().and_then(Desc::constant);
+    let bias_at = |c: usize| -> Option<i32> {
+        match bias {
+            None => Some(0),
+            // An int64 bias stays in the model; eval reads it there.
+            Some(b) if g.kind == kind::INT16 => b.get(c * 8..c * 8 + 8).map(|_| 0),
+            Some(b) => b
+                .get(c * 4..c * 4 + 4)
+                .and_then(|s| s.try_into().ok())
+                .map(i32::from_le_bytes),
+        }
+    };
+    let row = g.row();
+    let mut ok = true;
+    quant::channel_multipliers(
+        in_scale,
+        &fq,
+        out_scale,
+        g.kind != kind::INT8,
+        |c, m, s| {
+            let folded = match bias_at(c) {
+                Some(b) if g.kind == kind::INT8 && g.depthwise == 0 => weights
+                    .get(c * row..(c + 1) * row)
+                    .and_then(|r| <[i8]>::ref_from_bytes(r).ok())
+                    .map(|r| folded_bias(b, g.input_offset, r)),
+                b => b,
+            };
+            match folded {
+                Some(b) => f(c, m, s, b),
+                None => ok = false,
+            }
+        },
+        oc,
+    )?;
+    if ok { Ok(()) } else { Err(short) }
+}
+
+fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
+    let g = geometry(ctx.prepared())?;
+    let ops = Operands::of(ctx.prepared())?;
+    let block = ctx.persistent();
+    let small = KernelError::Mismatch {
+        what: "persistent block smaller than asked",
+    };
+    let (head, rest) = block.split_at_mut_checked(HEAD).ok_or(small)?;
+    head.copy_from_slice(g.as_bytes());
+    if g.quantized() {
+        let oc = g.out_c as usize;
+        let table =
+            <[i32]>::mut_from_bytes(rest.get_mut(..12 * oc).ok_or(small)?).map_err(|_| small)?;
+        let (mult, rest) = table.split_at_mut(oc);
+        let (shift, bias) = rest.split_at_mut(oc);
+        channel_params(&ops, &g, |c, m, s, b| {
+            if let (Some(pm), Some(ps), Some(pb)) =
+                (mult.get_mut(c), shift.get_mut(c), bias.get_mut(c))
+            {
+                (*pm, *ps, *pb) = (m, s, b);
+            }
+        })?;
+    }
+    Ok(())
+}
+
+/// The persistent block's parts: the geometry and, quantized, multipliers, shifts, biases.
+fn parts(block: &[u8]) -> Result<(Geometry, &[i32], &[i32], &[i32]), KernelError> {
+    let bad = KernelError::Mismatch {
+        what: "persistent block not as init wrote it",
+    };
+    let (g, rest) = Geometry::read_from_prefix(block).map_err(|_| bad)?;
+    if !g.quantized() {
+        return Ok((g, &[], &[], &[]));
+    }
+    let oc = g.out_c as usize;
+    let table = <[i32]>::ref_from_bytes(rest.get(..12 * oc).ok_or(bad)?).map_err(|_| bad)?;
+    let (mult, rest) = table.split_at(oc);
+    let (shift, bias) = rest.split_at(oc);
+    Ok((g, mult, shift, bias))
+}
+
+fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    let (g, mult, shift, folded) = parts(ctx.persistent())?;
+    let q = Requant {
+        mult,
+        shift,
+        bias: folded,
+    };
+    match (g.kind, g.depthwise != 0) {
+        (kind::FLOAT, dw) => {
+            let input = ctx.input::<f32>(0)?;
+            let filter = ctx.input::<f32>(1)?;
+            let bias = if g.has_bias != 0 {
+                Some(ctx.input::<f32>(2)?)
+            } else {
+                None
+            };
+            let out = ctx.output::<f32>(0)?;
+            if dw {
+                let acc = scratch_of::<f32>(ctx.scratch(), g.out_c as usize)?;
+                depthwise_f32(&g, input, filter, bias, out, acc)
+            } else {
+                conv_f32(&g, input, filter, bias, out)
+            }
+        }
+        (kind::INT8, dw) => {
+            let input = ctx.input::<i8>(0)?;
+            let filter = ctx.input::<i8>(1)?;
+            let out = ctx.output::<i8>(0)?;
+            if dw {
+                let acc = scratch_of::<i32>(ctx.scratch(), g.out_c as usize)?;
+                depthwise_i8(&g, input, filter, &q, out, acc)
+            } else {
+                let patch = scratch_of::<i8>(ctx.scratch(), g.row())?;
+                conv_i8(&g, input, filter, &q, out, patch)
+            }
+        }
+        (kind::INT16 | kind::INT16_BIAS32, dw) => {
+            let input = ctx.input::<i16>(0)?;
+            let filter = ctx.input::<i8>(1)?;
+            let bias = match (g.has_bias != 0, g.kind) {
+                (false, _) => Bias::None,
+                (true, kind::INT16) => Bias::Wide(ctx.input::<i64>(2)?),
+                (true, _) => Bias::Narrow(ctx.input::<i32>(2)?),
+            };
+            let out = ctx.output::<i16>(0)?;
+            if dw {
+                let acc = scratch_of::<i64>(ctx.scratch(), g.out_c as usize)?;
+                depthwise_i16(&g, input, filter, &q, bias, out, acc)
+            } else {
+                let patch = scratch_of::<i16>(ctx.scratch(), g.row())?;
+                conv_i16(&g, input, filter, &q, bias, out, patch)
+            }
+        }
+        _ => Err(KernelError::Unsupported {
+            what: "convolution kind",
+        }),
+    }
+}
+
+fn scratch_of<T: FromBytes + IntoBytes + KnownLayout + Immutable>(
+    bytes: &mut [u8],
+    n: usize,
+) -> Result<&mut [T], KernelError> {
+    let bad = KernelError::Mismatch {
+        what: "scratch smaller than asked",
+    };
+    let bytes = bytes.get_mut(..n * core::mem::size_of::<T>()).ok_or(bad)?;
+    <[T]>::mut_from_bytes(bytes).map_err(|_| bad)
+}
+
+#[cfg(test)]
+#[path = "tests/conv.rs"]
+mod tests;

@@ -1,0 +1,493 @@
+//! The convolutions' arithmetic over slices and a [`Geometry`]: pure functions, every length
+//! checked once up front, inner loops over contiguous channel runs that LLVM vectorizes.
+
+use super::Geometry;
+use crate::interpreter::KernelError;
+use crate::interpreter::kernels::activation::clamp;
+use crate::interpreter::kernels::quant::{
+    multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_i64,
+};
+
+/// Per-channel requantization: multipliers, shifts and the int32 bias (int8 CONV_2D: with
+/// the input offset folded in).
+pub(crate) struct Requant<'a> {
+    pub mult: &'a [i32],
+    pub shift: &'a [i32],
+    pub bias: &'a [i32],
+}
+
+/// The bias of a 16x8 convolution.
+#[derive(Clone, Copy)]
+pub(crate) enum Bias<'a> {
+    None,
+    Wide(&'a [i64]),
+    Narrow(&'a [i32]),
+}
+
+const SHORT: KernelError = KernelError::Mismatch {
+    what: "tensor shorter than its shape",
+};
+
+/// `s[..n]`, or the error a short tensor gives.
+fn take<T>(s: &[T], n: usize) -> Result<&[T], KernelError> {
+    s.get(..n).ok_or(SHORT)
+}
+
+fn take_mut<T>(s: &mut [T], n: usize) -> Result<&mut [T], KernelError> {
+    s.get_mut(..n).ok_or(SHORT)
+}
+
+/// The filter taps `f` in `0..filter` that land inside `0..size` for an output whose window
+/// starts at `origin` (`origin + dil * f`): the reference skips the others.
+#[inline]
+fn taps(origin: i64, dil: i64, size: i64, filter: i64) -> (usize, usize) {
+    let lo = if origin < 0 {
+        (-origin + dil - 1) / dil
+    } else {
+        0
+    };
+    let hi = if size > origin {
+        ((size - origin + dil - 1) / dil).min(filter)
+    } else {
+        0
+    };
+    (lo as usize, hi.max(lo) as usize)
+}
+
+/// Sizes as `usize`, for indexing.
+struct Dims {
+    batches: usize,
+    in_h: usize,
+    in_w: usize,
+    in_c: usize,
+    out_h: usize,
+    out_w: usize,
+    out_c: usize,
+    f_h: usize,
+    f_w: usize,
+}
+
+impl Dims {
+    fn of(g: &Geometry) -> Result<Self, KernelError> {
+        if g.in_c == 0 || g.out_c == 0 || g.depth_mult == 0 || g.f_h == 0 || g.f_w == 0 {
+            return Err(KernelError::Mismatch {
+                what: "convolution with an empty filter or no channels",
+            });
+        }
+        Ok(Self {
+            batches: g.batches as usize,
+            in_h: g.in_h as usize,
+            in_w: g.in_w as usize,
+            in_c: g.in_c as usize,
+            out_h: g.out_h as usize,
+            out_w: g.out_w as usize,
+            out_c: g.out_c as usize,
+            f_h: g.f_h as usize,
+            f_w: g.f_w as usize,
+        })
+    }
+
+    fn input_len(&self) -> usize {
+        self.batches * self.in_h * self.in_w * self.in_c
+    }
+
+    fn output_len(&self) -> usize {
+        self.batches * self.out_h * self.out_w * self.out_c
+    }
+}
+
+/// Each output pixel `(batch, out_y, out_x)` with its window: the input image of its batch,
+/// the valid tap ranges in y and x, and the window's origin.
+#[derive(Clone, Copy)]
+struct Window {
+    y0: i64,
+    x0: i64,
+    fy: (usize, usize),
+    fx: (usize, usize),
+}
+
+fn windows(
+    g: &Geometry,
+    mut f: impl FnMut(usize, Window) -> Result<(), KernelError>,
+) -> Result<(), KernelError> {
+    let d = Dims::of(g)?;
+    let (sh, sw, dh, dw) = (
+        i64::from(g.stride_h),
+        i64::from(g.stride_w),
+        i64::from(g.dil_h),
+        i64::from(g.dil_w),
+    );
+    let (ph, pw) = (i64::from(g.pad_h), i64::from(g.pad_w));
+    for b in 0..d.batches {
+        for oy in 0..d.out_h {
+            let y0 = oy as i64 * sh - ph;
+            let fy = taps(y0, dh, d.in_h as i64, d.f_h as i64);
+            for ox in 0..d.out_w {
+                let x0 = ox as i64 * sw - pw;
+                let fx = taps(x0, dw, d.in_w as i64, d.f_w as i64);
+                f(b, Window { y0, x0, fy, fx })?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Offset of input pixel `(b, y0 + dil_h fy, x0 + dil_w fx)` (a valid tap).
+#[inline]
+fn at(g: &Geometry, d: &Dims, b: usize, w: &Window, fy: usize, fx: usize) -> usize {
+    let y = (w.y0 + i64::from(g.dil_h) * fy as i64) as usize;
+    let x = (w.x0 + i64::from(g.dil_w) * fx as i64) as usize;
+    ((b * d.in_h + y) * d.in_w + x) * d.in_c
+}
+
+/// The int8 CONV_2D bias with the input offset folded in: `bias + input_offset * sum(row)`.
+pub(crate) fn folded_bias(bias: i32, input_offset: i32, row: &[i8]) -> i32 {
+    let sum = row.iter().fold(0i32, |a, &w| a.wrapping_add(i32::from(w)));
+    bias.wrapping_add(input_offset.wrapping_mul(sum))
+}
+
+#[inline]
+fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
+    a.iter().zip(b).fold(0i32, |s, (&x, &w)| {
+        s.wrapping_add(i32::from(x) * i32::from(w))
+    })
+}
+
+#[inline]
+fn dot_i16(a: &[i16], b: &[i8]) -> i64 {
+    // Products fit in 23 bits: 256 of them sum exactly in i32.
+    a.chunks(256)
+        .zip(b.chunks(256))
+        .map(|(a, b)| {
+            i64::from(a.iter().zip(b).fold(0i32, |s, (&x, &w)| {
+                s.wrapping_add(i32::from(x) * i32::from(w))
+            }))
+        })
+        .fold(0i64, i64::wrapping_add)
+}
+
+#[inline]
+fn requant_i32(acc: i32, m: i32, s: i32, g: &Geometry) -> i32 {
+    multiply_by_quantized_multiplier(acc, m, s)
+        .wrapping_add(g.output_offset)
+        .max(g.act_min)
+        .min(g.act_max)
+}
+
+#[inline]
+fn requant_wide(acc: i64, m: i32, s: i32, g: &Geometry) -> i32 {
+    multiply_by_quantized_multiplier_i64(acc, m, s)
+        .max(g.act_min)
+        .min(g.act_max)
+}
+
+fn check_requant(q: &Requant<'_>, oc: usize) -> Result<(), KernelError> {
+    if q.mult.len() < oc || q.shift.len() < oc || q.bias.len() < oc {
+        return Err(SHORT);
+    }
+    Ok(())
+}
+
+/// Copies the window of one output pixel into `patch` (`[f_h][f_w][in_c]`), `pad` where a
+/// tap falls outside the image. Returns the patch, or the input itself when the window is
+/// one whole in-image pixel run (1x1 filters).
+fn gather<'a, T: Copy>(
+    g: &Geometry,
+    d: &Dims,
+    input: &'a [T],
+    b: usize,
+    w: &Window,
+    pad: T,
+    patch: &'a mut [T],
+) -> Result<&'a [T], KernelError> {
+    let full = w.fy == (0, d.f_h) && w.fx == (0, d.f_w);
+    if full && d.f_h == 1 && d.f_w == 1 {
+        let o = at(g, d, b, w, 0, 0);
+        return input.get(o..o + d.in_c).ok_or(SHORT);
+    }
+    let mut runs = patch.chunks_exact_mut(d.in_c);
+    for fy in 0..d.f_h {
+        for fx in 0..d.f_w {
+            let dst = runs.next().ok_or(SHORT)?;
+            if (w.fy.0..w.fy.1).contains(&fy) && (w.fx.0..w.fx.1).contains(&fx) {
+                let o = at(g, d, b, w, fy, fx);
+                dst.copy_from_slice(input.get(o..o + d.in_c).ok_or(SHORT)?);
+            } else {
+                dst.fill(pad);
+            }
+        }
+    }
+    Ok(patch)
+}
+
+/// CONV_2D, float32: `act(sum_{fy, fx, ic} x w + bias)`, summed in that order.
+pub(crate) fn conv_f32(
+    g: &Geometry,
+    input: &[f32],
+    filter: &[f32],
+    bias: Option<&[f32]>,
+    out: &mut [f32],
+) -> Result<(), KernelError> {
+    let d = Dims::of(g)?;
+    let row = g.row();
+    let input = take(input, d.input_len())?;
+    let filter = take(filter, d.out_c * row)?;
+    let bias = bias.map(|b| take(b, d.out_c)).transpose()?;
+    let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
+    windows(g, |b, w| {
+        let y = pixels.next().ok_or(SHORT)?;
+        for (c, (wr, y)) in filter.chunks_exact(row).zip(y.iter_mut()).enumerate() {
+            let mut total = 0.0f32;
+            for fy in w.fy.0..w.fy.1 {
+                for fx in w.fx.0..w.fx.1 {
+                    let o = at(g, &d, b, &w, fy, fx);
+                    let x = input.get(o..o + d.in_c).ok_or(SHORT)?;
+                    let t = (fy * d.f_w + fx) * d.in_c;
+                    let k = wr.get(t..t + d.in_c).ok_or(SHORT)?;
+                    for (a, b) in x.iter().zip(k) {
+                        total += a * b;
+                    }
+                }
+            }
+            let bv = bias.and_then(|b| b.get(c)).copied().unwrap_or(0.0);
+            *y = clamp(total + bv, g.lo, g.hi);
+        }
+        Ok(())
+    })
+}
+
+/// DEPTHWISE_CONV_2D, float32: per output channel `c = ic * dm + m`,
+/// `act(sum_{fy, fx} x[ic] w[c] + bias[c])`.
+pub(crate) fn depthwise_f32(
+    g: &Geometry,
+    input: &[f32],
+    filter: &[f32],
+    bias: Option<&[f32]>,
+    out: &mut [f32],
+    acc: &mut [f32],
+) -> Result<(), KernelError> {
+    let d = Dims::of(g)?;
+    let dm = g.depth_mult as usize;
+    let input = take(input, d.input_len())?;
+    let filter = take(filter, d.f_h * d.f_w * d.out_c)?;
+    let bias = bias.map(|b| take(b, d.out_c)).transpose()?;
+    let acc = take_mut(acc, d.out_c)?;
+    let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
+    windows(g, |b, w| {
+        acc.fill(0.0);
+        for fy in w.fy.0..w.fy.1 {
+            for fx in w.fx.0..w.fx.1 {
+                let o = at(g, &d, b, &w, fy, fx);
+                let x = input.get(o..o + d.in_c).ok_or(SHORT)?;
+                let t = (fy * d.f_w + fx) * d.out_c;
+                let k = filter.get(t..t + d.out_c).ok_or(SHORT)?;
+                if dm == 1 {
+                    for ((a, &k), &x) in acc.iter_mut().zip(k).zip(x) {
+                        *a += x * k;
+                    }
+                } else {
+                    for ((a, k), &x) in acc.chunks_exact_mut(dm).zip(k.chunks_exact(dm)).zip(x) {
+                        for (a, &k) in a.iter_mut().zip(k) {
+                            *a += x * k;
+                        }
+                    }
+                }
+            }
+        }
+        let y = pixels.next().ok_or(SHORT)?;
+        for (c, (y, &a)) in y.iter_mut().zip(acc.iter()).enumerate() {
+            let bv = bias.and_then(|b| b.get(c)).copied().unwrap_or(0.0);
+            *y = clamp(a + bv, g.lo, g.hi);
+        }
+        Ok(())
+    })
+}
+
+/// CONV_2D, int8: `sum (x + input_offset) w + bias`, computed as `sum x w + (bias +
+/// input_offset sum w)` over a patch padded with the input zero point, then requantized.
+pub(crate) fn conv_i8(
+    g: &Geometry,
+    input: &[i8],
+    filter: &[i8],
+    q: &Requant<'_>,
+    out: &mut [i8],
+    patch: &mut [i8],
+) -> Result<(), KernelError> {
+    let d = Dims::of(g)?;
+    let row = g.row();
+    let input = take(input, d.input_len())?;
+    let filter = take(filter, d.out_c * row)?;
+    check_requant(q, d.out_c)?;
+    let patch = take_mut(patch, row)?;
+    let zp = i8::try_from(-g.input_offset).map_err(|_| SHORT)?;
+    let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
+    windows(g, |b, w| {
+        let x = gather(g, &d, input, b, &w, zp, patch)?;
+        let y = pixels.next().ok_or(SHORT)?;
+        for ((((k, y), &m), &s), &bias) in filter
+            .chunks_exact(row)
+            .zip(y.iter_mut())
+            .zip(q.mult)
+            .zip(q.shift)
+            .zip(q.bias)
+        {
+            let acc = dot_i8(x, k).wrapping_add(bias);
+            *y = requant_i32(acc, m, s, g) as i8;
+        }
+        Ok(())
+    })
+}
+
+/// DEPTHWISE_CONV_2D, int8: `sum (x + input_offset) w + bias` over in-image taps.
+pub(crate) fn depthwise_i8(
+    g: &Geometry,
+    input: &[i8],
+    filter: &[i8],
+    q: &Requant<'_>,
+    out: &mut [i8],
+    acc: &mut [i32],
+) -> Result<(), KernelError> {
+    let d = Dims::of(g)?;
+    let dm = g.depth_mult as usize;
+    let off = g.input_offset;
+    let input = take(input, d.input_len())?;
+    let filter = take(filter, d.f_h * d.f_w * d.out_c)?;
+    check_requant(q, d.out_c)?;
+    let acc = take_mut(acc, d.out_c)?;
+    let bias = take(q.bias, d.out_c)?;
+    let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
+    windows(g, |b, w| {
+        acc.copy_from_slice(bias);
+        for fy in w.fy.0..w.fy.1 {
+            for fx in w.fx.0..w.fx.1 {
+                let o = at(g, &d, b, &w, fy, fx);
+                let x = input.get(o..o + d.in_c).ok_or(SHORT)?;
+                let t = (fy * d.f_w + fx) * d.out_c;
+                let k = filter.get(t..t + d.out_c).ok_or(SHORT)?;
+                if dm == 1 {
+                    for ((a, &k), &x) in acc.iter_mut().zip(k).zip(x) {
+                        *a = a.wrapping_add(i32::from(k) * (i32::from(x) + off));
+                    }
+                } else {
+                    for ((a, k), &x) in acc.chunks_exact_mut(dm).zip(k.chunks_exact(dm)).zip(x) {
+                        let x = i32::from(x) + off;
+                        for (a, &k) in a.iter_mut().zip(k) {
+                            *a = a.wrapping_add(i32::from(k) * x);
+                        }
+                    }
+                }
+            }
+        }
+        let y = pixels.next().ok_or(SHORT)?;
+        for (((y, &a), &m), &s) in y.iter_mut().zip(acc.iter()).zip(q.mult).zip(q.shift) {
+            *y = requant_i32(a, m, s, g) as i8;
+        }
+        Ok(())
+    })
+}
+
+/// CONV_2D, 16x8: `sum x w + bias` in 64 bits (32 with an int32 bias), requantized; zero
+/// points are 0.
+pub(crate) fn conv_i16(
+    g: &Geometry,
+    input: &[i16],
+    filter: &[i8],
+    q: &Requant<'_>,
+    bias: Bias<'_>,
+    out: &mut [i16],
+    patch: &mut [i16],
+) -> Result<(), KernelError> {
+    let d = Dims::of(g)?;
+    let row = g.row();
+    let input = take(input, d.input_len())?;
+    let filter = take(filter, d.out_c * row)?;
+    check_requant(q, d.out_c)?;
+    let patch = take_mut(patch, row)?;
+    let bias = checked_bias(bias, d.out_c)?;
+    let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
+    windows(g, |b, w| {
+        let x = gather(g, &d, input, b, &w, 0, patch)?;
+        let y = pixels.next().ok_or(SHORT)?;
+        for (c, (((k, y), &m), &s)) in filter
+            .chunks_exact(row)
+            .zip(y.iter_mut())
+            .zip(q.mult)
+            .zip(q.shift)
+            .enumerate()
+        {
+            *y = finish_wide(dot_i16(x, k), c, bias, m, s, g) as i16;
+        }
+        Ok(())
+    })
+}
+
+fn checked_bias(bias: Bias<'_>, n: usize) -> Result<Bias<'_>, KernelError> {
+    Ok(match bias {
+        Bias::None => Bias::None,
+        Bias::Wide(b) => Bias::Wide(take(b, n)?),
+        Bias::Narrow(b) => Bias::Narrow(take(b, n)?),
+    })
+}
+
+/// Adds channel `c`'s bias to a 16x8 sum and requantizes it: in 64 bits with an int64 bias
+/// (or none), in wrapping 32 bits with an int32 one, as the reference's accumulator types.
+#[inline]
+fn finish_wide(sum: i64, c: usize, bias: Bias<'_>, m: i32, s: i32, g: &Geometry) -> i32 {
+    match bias {
+        Bias::None => requant_wide(sum, m, s, g),
+        Bias::Wide(b) => requant_wide(sum.wrapping_add(b.get(c).copied().unwrap_or(0)), m, s, g),
+        Bias::Narrow(b) => {
+            let acc = (sum as i32).wrapping_add(b.get(c).copied().unwrap_or(0));
+            multiply_by_quantized_multiplier(acc, m, s)
+                .max(g.act_min)
+                .min(g.act_max)
+        }
+    }
+}
+
+/// DEPTHWISE_CONV_2D, 16x8: `sum x w + bias` in 64 bits.
+pub(crate) fn depthwise_i16(
+    g: &Geometry,
+    input: &[i16],
+    filter: &[i8],
+    q: &Requant<'_>,
+    bias: Bias<'_>,
+    out: &mut [i16],
+    acc: &mut [i64],
+) -> Result<(), KernelError> {
+    let d = Dims::of(g)?;
+    let dm = g.depth_mult as usize;
+    let input = take(input, d.input_len())?;
+    let filter = take(filter, d.f_h * d.f_w * d.out_c)?;
+    check_requant(q, d.out_c)?;
+    let acc = take_mut(acc, d.out_c)?;
+    let bias = checked_bias(bias, d.out_c)?;
+    let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
+    windows(g, |b, w| {
+        acc.fill(0);
+        for fy in w.fy.0..w.fy.1 {
+            for fx in w.fx.0..w.fx.1 {
+                let o = at(g, &d, b, &w, fy, fx);
+                let x = input.get(o..o + d.in_c).ok_or(SHORT)?;
+                let t = (fy * d.f_w + fx) * d.out_c;
+                let k = filter.get(t..t + d.out_c).ok_or(SHORT)?;
+                for ((a, k), &x) in acc.chunks_exact_mut(dm).zip(k.chunks_exact(dm)).zip(x) {
+                    for (a, &k) in a.iter_mut().zip(k) {
+                        *a = a.wrapping_add(i64::from(i32::from(k) * i32::from(x)));
+                    }
+                }
+            }
+        }
+        let y = pixels.next().ok_or(SHORT)?;
+        for (c, (((y, &a), &m), &s)) in y
+            .iter_mut()
+            .zip(acc.iter())
+            .zip(q.mult)
+            .zip(q.shift)
+            .enumerate()
+        {
+            *y = finish_wide(a, c, bias, m, s, g) as i16;
+        }
+        Ok(())
+    })
+}
