@@ -531,21 +531,27 @@ fn run_arith<T: Number, const OP: u8>(
     ctx: &mut Eval<'_>,
     act: Option<(T, T)>,
 ) -> Result<(), KernelError> {
-    let a = ctx.input::<T>(0)?;
-    let b = ctx.input::<T>(1)?;
     let (sa, sb, so) = (
         ctx.input_shape(0)?,
         ctx.input_shape(1)?,
         ctx.output_shape(0)?,
     );
-    if OP == op::DIV && T::DTYPE != tessera_core::tensor::DType::F32 {
+    if OP == op::DIV && T::DTYPE != tessera_core::tensor::DType::F32 && sb.elements() > 0 {
         // LiteRT checks the whole divisor tensor, used elements or not.
+        let b = ctx.input::<T>(1)?;
         if b.get(..sb.elements()).ok_or(SHORT)?.contains(&T::default()) {
             return Err(KernelError::Mismatch {
                 what: "integer division by zero",
             });
         }
     }
+    // An empty output has an empty input (broadcasting keeps 0s), and empty tensors have no
+    // typed view: nothing to read or write.
+    if so.elements() == 0 {
+        return Ok(());
+    }
+    let a = ctx.input::<T>(0)?;
+    let b = ctx.input::<T>(1)?;
     let out = ctx.output::<T>(0)?;
     arith::<T, OP>(a, &sa, b, &sb, out, &so, act)
 }
@@ -621,6 +627,10 @@ fn run_compare<T: Element + PartialOrd, const OP: u8>(
 }
 
 fn eval_compare<const OP: u8>(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    // As for arithmetic: an empty output, nothing to do.
+    if ctx.output_shape(0)?.elements() == 0 {
+        return Ok(());
+    }
     let equality = OP == op::EQ || OP == op::NE;
     match ctx.input_type(0)? {
         TensorType::Float32 => run_compare::<f32, OP>(ctx),
@@ -698,6 +708,10 @@ fn run_select<T: Element, const V2: bool>(ctx: &mut Eval<'_>) -> Result<(), Kern
 }
 
 fn eval_select<const V2: bool>(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    // An empty output comes from empty operands: nothing to read or write.
+    if ctx.output_shape(0)?.elements() == 0 {
+        return Ok(());
+    }
     match ctx.input_type(1)? {
         TensorType::Float32 => run_select::<f32, V2>(ctx),
         TensorType::Int32 => run_select::<i32, V2>(ctx),

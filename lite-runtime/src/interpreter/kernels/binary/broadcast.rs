@@ -57,6 +57,25 @@ impl<const N: usize> Broadcast<N> {
     /// A mismatch otherwise.
     pub(crate) fn new(out: &Shape, inputs: [&Shape; N]) -> Result<Self, KernelError> {
         let rank = out.rank();
+        // The common cases, without per-dimension work: every input the output's shape or a
+        // single element (the whole output is one row).
+        let flat = inputs
+            .iter()
+            .all(|s| s.rank() <= rank && (s.dims() == out.dims() || s.elements() == 1));
+        if flat {
+            let mut strides = [[0; MAX_DIMS]; N];
+            for (s, input) in strides.iter_mut().zip(&inputs) {
+                s[0] = usize::from(input.dims() == out.dims());
+            }
+            let mut dims = [1; MAX_DIMS];
+            dims[0] = out.elements();
+            return Ok(Self {
+                rank: 1,
+                dims,
+                strides,
+                elements: out.elements(),
+            });
+        }
         // Full-rank strides first, innermost dimension last.
         let mut full = [[0usize; MAX_DIMS]; N];
         for (k, input) in inputs.iter().enumerate() {
@@ -282,18 +301,39 @@ pub(crate) fn select3<T: Copy>(
                 let c = c.get(ic..ic + n).ok_or(SHORT)?;
                 let x = x.get(ix..ix + n).ok_or(SHORT)?;
                 let y = y.get(iy..iy + n).ok_or(SHORT)?;
-                for (((o, &c), &x), &y) in o.iter_mut().zip(c).zip(x).zip(y) {
-                    *o = if c { x } else { y };
+                blend(o, c, x.iter().copied(), y.iter().copied());
+            }
+            (0, _, _) => {
+                // One condition for the whole row: the chosen operand's row, or its element
+                // repeated.
+                let (v, i, s) = if *c.get(ic).ok_or(SHORT)? {
+                    (x, ix, sx)
+                } else {
+                    (y, iy, sy)
+                };
+                if s == 1 {
+                    o.copy_from_slice(v.get(i..i + n).ok_or(SHORT)?);
+                } else {
+                    o.fill(*v.get(i).ok_or(SHORT)?);
                 }
             }
-            (0, 1, 1) => {
-                // One condition for the whole row: copy one operand's row.
-                let from = if *c.get(ic).ok_or(SHORT)? {
-                    x.get(ix..ix + n)
-                } else {
-                    y.get(iy..iy + n)
-                };
-                o.copy_from_slice(from.ok_or(SHORT)?);
+            (1, 0, 1) => {
+                let c = c.get(ic..ic + n).ok_or(SHORT)?;
+                let x = *x.get(ix).ok_or(SHORT)?;
+                let y = y.get(iy..iy + n).ok_or(SHORT)?;
+                blend(o, c, core::iter::repeat(x), y.iter().copied());
+            }
+            (1, 1, 0) => {
+                let c = c.get(ic..ic + n).ok_or(SHORT)?;
+                let x = x.get(ix..ix + n).ok_or(SHORT)?;
+                let y = *y.get(iy).ok_or(SHORT)?;
+                blend(o, c, x.iter().copied(), core::iter::repeat(y));
+            }
+            (1, 0, 0) => {
+                let c = c.get(ic..ic + n).ok_or(SHORT)?;
+                let x = *x.get(ix).ok_or(SHORT)?;
+                let y = *y.get(iy).ok_or(SHORT)?;
+                blend(o, c, core::iter::repeat(x), core::iter::repeat(y));
             }
             _ => {
                 for (i, o) in o.iter_mut().enumerate() {
@@ -307,4 +347,12 @@ pub(crate) fn select3<T: Copy>(
         }
         Ok(())
     })
+}
+
+/// `o[i] = if c[i] { x[i] } else { y[i] }`, `x` and `y` rows or repeated elements.
+#[inline(always)]
+fn blend<T: Copy>(o: &mut [T], c: &[bool], x: impl Iterator<Item = T>, y: impl Iterator<Item = T>) {
+    for (((o, &c), x), y) in o.iter_mut().zip(c).zip(x).zip(y) {
+        *o = if c { x } else { y };
+    }
 }
