@@ -214,12 +214,11 @@ impl Index for i64 {
 fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
     let p: Params = ctx.params();
     let indices = p.indices as usize;
+    let bytes = ctx.input_bytes(indices)?;
     if ctx.input_type(indices)? == TensorType::Int64 {
-        let idx = ctx.input::<i64>(indices)?;
-        run(ctx, &p, idx)
+        run(ctx, &p, words::<i64>(bytes)?)
     } else {
-        let idx = ctx.input::<i32>(indices)?;
-        run(ctx, &p, idx)
+        run(ctx, &p, words::<i32>(bytes)?)
     }
 }
 

@@ -601,13 +601,14 @@ fn eval_shape(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
     let too_big = KernelError::Unsupported {
         what: "dimension over the output type",
     };
+    let out = ctx.output_bytes(0)?;
     if p.wide != 0 {
-        let out = ctx.output::<i64>(0)?;
+        let out = words_mut::<i64>(out)?;
         for (o, &d) in out.iter_mut().zip(shape.dims()) {
             *o = i64::try_from(d).map_err(|_| too_big)?;
         }
     } else {
-        let out = ctx.output::<i32>(0)?;
+        let out = words_mut::<i32>(out)?;
         for (o, &d) in out.iter_mut().zip(shape.dims()) {
             *o = i32::try_from(d).map_err(|_| too_big)?;
         }

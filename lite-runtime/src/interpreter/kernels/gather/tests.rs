@@ -168,3 +168,68 @@ fn an_index_out_of_range_names_its_position() {
         "index 4 at position 1 of input 0 is outside 0..4"
     );
 }
+
+#[path = "../tests/one_op.rs"]
+#[allow(dead_code)]
+mod one_op;
+
+/// GATHER and EMBEDDING_LOOKUP through setup and invoke, on one-operator models.
+mod end_to_end {
+    use super::one_op::{F, F32, I32, I64, f32s, model, run, to_f32s, var};
+
+    use crate::interpreter::{ErrorKind, KernelError};
+    use crate::model::BuiltinOperator as Op;
+
+    fn i64s(v: &[i64]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_ne_bytes()).collect()
+    }
+
+    #[test]
+    fn gather_with_int64_indices_names_a_bad_index_and_the_operator() {
+        let m = model(
+            Op::Gather as i32,
+            Some((23, vec![(0, F::I32(1))])),
+            &[var(F32, &[2, 3]), var(I64, &[2]), var(F32, &[2, 2])],
+            2,
+        );
+        let x = f32s(&[0., 1., 2., 3., 4., 5.]);
+        let out = run(&m, &[&x, &i64s(&[2, 0])]).unwrap();
+        assert_eq!(to_f32s(&out[0]), [2., 0., 5., 3.]);
+        let e = run(&m, &[&x, &i64s(&[0, -1])]).unwrap_err();
+        assert_eq!(e.operator, Some(0));
+        assert_eq!(e.op, Some("GATHER"));
+        assert_eq!(
+            e.kind,
+            ErrorKind::Kernel(KernelError::IndexOutOfRange {
+                input: 1,
+                position: 1,
+                index: -1,
+                limit: 3
+            })
+        );
+    }
+
+    #[test]
+    fn embedding_lookup_checks_every_id() {
+        let m = model(
+            Op::EmbeddingLookup as i32,
+            None,
+            &[var(I32, &[3]), var(F32, &[2, 2]), var(F32, &[3, 2])],
+            2,
+        );
+        let table = f32s(&[1., 2., 3., 4.]);
+        let ids = |v: &[i32]| v.iter().flat_map(|x| x.to_ne_bytes()).collect::<Vec<u8>>();
+        let out = run(&m, &[&ids(&[1, 0, 1]), &table]).unwrap();
+        assert_eq!(to_f32s(&out[0]), [3., 4., 1., 2., 3., 4.]);
+        let e = run(&m, &[&ids(&[1, 2, 0]), &table]).unwrap_err();
+        assert_eq!(
+            e.kind,
+            ErrorKind::Kernel(KernelError::IndexOutOfRange {
+                input: 0,
+                position: 1,
+                index: 2,
+                limit: 2
+            })
+        );
+    }
+}

@@ -88,12 +88,13 @@ pub(crate) fn eval_spec(
     let long = KernelError::Mismatch {
         what: "index operand longer than its shape",
     };
+    let bytes = ctx.input_bytes(i)?;
     if ctx.input_type(i)? == TensorType::Int64 {
-        let v = ctx.input::<i64>(i)?;
+        let v = words::<i64>(bytes)?;
         out.get_mut(..v.len()).ok_or(long)?.copy_from_slice(v);
         Ok(v.len())
     } else {
-        let v = ctx.input::<i32>(i)?;
+        let v = words::<i32>(bytes)?;
         for (slot, &x) in out.get_mut(..v.len()).ok_or(long)?.iter_mut().zip(v) {
             *slot = i64::from(x);
         }
@@ -135,6 +136,10 @@ where
 
 /// `bytes` as a slice of `W` (tensor bytes are aligned for their element type).
 pub(crate) fn words<W: FromBytes + Immutable>(bytes: &[u8]) -> Result<&[W], KernelError> {
+    if bytes.is_empty() {
+        // An empty tensor's bytes may be a bare `&[]`, aligned for bytes only.
+        return Ok(&[]);
+    }
     <[W]>::ref_from_bytes(bytes).map_err(|_| MISALIGNED)
 }
 
@@ -142,6 +147,9 @@ pub(crate) fn words<W: FromBytes + Immutable>(bytes: &[u8]) -> Result<&[W], Kern
 pub(crate) fn words_mut<W: FromBytes + IntoBytes>(
     bytes: &mut [u8],
 ) -> Result<&mut [W], KernelError> {
+    if bytes.is_empty() {
+        return Ok(&mut []);
+    }
     <[W]>::mut_from_bytes(bytes).map_err(|_| MISALIGNED)
 }
 

@@ -369,3 +369,180 @@ fn element_types_quantized_refused() {
     ));
     assert!(element_bytes(TensorType::String).is_err());
 }
+
+#[path = "../tests/one_op.rs"]
+#[allow(dead_code)]
+mod one_op;
+
+/// The kernels through setup and invoke, on one-operator models.
+mod end_to_end {
+    use super::one_op::{
+        BOOL, F, F32, I8, I32, I64, Tensor, const_i32, const_i64, f32s, model, run, to_f32s,
+        to_i32s, to_i64s, var,
+    };
+
+    use crate::interpreter::{ErrorKind, InterpreterError, KernelError};
+    use crate::model::BuiltinOperator as Op;
+
+    fn kernel_error(e: InterpreterError) -> KernelError {
+        match e.kind {
+            ErrorKind::Kernel(k) => k,
+            other => panic!("not a kernel error: {other:?}"),
+        }
+    }
+
+    fn i32s(v: &[i32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_ne_bytes()).collect()
+    }
+
+    fn i64s(v: &[i64]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_ne_bytes()).collect()
+    }
+
+    #[test]
+    fn concatenation_on_the_last_axis_with_relu() {
+        let opts = Some((10, vec![(0, F::I32(-1)), (1, F::U8(1))]));
+        let m = model(
+            Op::Concatenation as i32,
+            opts,
+            &[var(F32, &[2, 2]), var(F32, &[2, 1]), var(F32, &[2, 3])],
+            2,
+        );
+        let out = run(&m, &[&f32s(&[1., -2., 3., 4.]), &f32s(&[-5., 6.])]).unwrap();
+        assert_eq!(to_f32s(&out[0]), [1., 0., 0., 3., 4., 6.]);
+    }
+
+    #[test]
+    fn concatenation_refuses_quantized_and_a_wrong_output() {
+        let opts = || Some((10, vec![(0, F::I32(0))]));
+        let m = model(
+            Op::Concatenation as i32,
+            opts(),
+            &[var(I8, &[1]), var(I8, &[1]), var(I8, &[2])],
+            2,
+        );
+        let e = kernel_error(run(&m, &[&[1], &[2]]).unwrap_err());
+        assert!(matches!(e, KernelError::Unsupported { .. }), "{e:?}");
+        let m = model(
+            Op::Concatenation as i32,
+            opts(),
+            &[var(I32, &[1]), var(I32, &[1]), var(I32, &[3])],
+            2,
+        );
+        assert!(run(&m, &[&i32s(&[1]), &i32s(&[2])]).is_err());
+    }
+
+    fn strided_model(begin: Tensor) -> Vec<u8> {
+        let opts = Some((32, vec![(1, F::I32(0b10))]));
+        model(
+            Op::StridedSlice as i32,
+            opts,
+            &[
+                var(I32, &[3, 4]),
+                begin,
+                const_i32(&[2], &[3, 0]),
+                const_i32(&[2], &[1, 2]),
+                var(I32, &[2, 2]),
+            ],
+            4,
+        )
+    }
+
+    #[test]
+    fn strided_slice_with_begin_computed_at_invoke_checks_the_shape() {
+        let x: Vec<i32> = (0..12).collect();
+        let m = strided_model(var(I32, &[2]));
+        // x[1:3, 1::2]
+        let out = run(&m, &[&i32s(&x), &i32s(&[1, 1])]).unwrap();
+        assert_eq!(to_i32s(&out[0]), [5, 7, 9, 11]);
+        // x[0:3, 1::2] has 3 rows, the model's output 2.
+        let e = kernel_error(run(&m, &[&i32s(&x), &i32s(&[0, 1])]).unwrap_err());
+        assert!(matches!(e, KernelError::Mismatch { .. }), "{e:?}");
+        // With a constant begin the same model is checked at setup.
+        let m = strided_model(const_i32(&[2], &[0, 1]));
+        assert!(run(&m, &[&i32s(&x)]).is_err());
+    }
+
+    #[test]
+    fn slice_with_int64_operands_and_size_minus_one() {
+        let m = model(
+            Op::Slice as i32,
+            None,
+            &[
+                var(I64, &[2, 3]),
+                const_i64(&[2], &[1, 1]),
+                const_i64(&[2], &[-1, 2]),
+                var(I64, &[1, 2]),
+            ],
+            3,
+        );
+        let out = run(&m, &[&i64s(&[0, 1, 2, 3, 4, 5])]).unwrap();
+        assert_eq!(to_i64s(&out[0]), [4, 5]);
+    }
+
+    #[test]
+    fn transpose_of_bools() {
+        let m = model(
+            Op::Transpose as i32,
+            None,
+            &[
+                var(BOOL, &[2, 3]),
+                const_i32(&[2], &[1, 0]),
+                var(BOOL, &[3, 2]),
+            ],
+            2,
+        );
+        let out = run(&m, &[&[1, 0, 0, 0, 1, 1]]).unwrap();
+        assert_eq!(out[0], [1, 0, 0, 1, 0, 1]);
+    }
+
+    #[test]
+    fn pack_and_unpack() {
+        let m = model(
+            Op::Pack as i32,
+            Some((59, vec![(0, F::I32(2)), (1, F::I32(1))])),
+            &[var(I32, &[2]), var(I32, &[2]), var(I32, &[2, 2])],
+            2,
+        );
+        let out = run(&m, &[&i32s(&[1, 2]), &i32s(&[3, 4])]).unwrap();
+        assert_eq!(to_i32s(&out[0]), [1, 3, 2, 4]);
+        let m = model(
+            Op::Unpack as i32,
+            Some((64, vec![(0, F::I32(2)), (1, F::I32(-1))])),
+            &[var(I32, &[3, 2]), var(I32, &[3]), var(I32, &[3])],
+            1,
+        );
+        let out = run(&m, &[&i32s(&[1, 2, 3, 4, 5, 6])]).unwrap();
+        assert_eq!(to_i32s(&out[0]), [1, 3, 5]);
+        assert_eq!(to_i32s(&out[1]), [2, 4, 6]);
+    }
+
+    #[test]
+    fn shape_of_a_tensor_and_of_a_scalar() {
+        let m = model(
+            Op::Shape as i32,
+            Some((55, vec![(0, F::U8(I64))])),
+            &[var(F32, &[2, 0, 5]), var(I64, &[3])],
+            1,
+        );
+        let out = run(&m, &[&[]]).unwrap();
+        assert_eq!(to_i64s(&out[0]), [2, 0, 5]);
+        let m = model(Op::Shape as i32, None, &[var(F32, &[]), var(I32, &[0])], 1);
+        let out = run(&m, &[&f32s(&[1.0])]).unwrap();
+        assert!(out[0].is_empty());
+    }
+
+    #[test]
+    fn fill_checks_its_dims_at_invoke() {
+        let m = model(
+            Op::Fill as i32,
+            None,
+            &[var(I32, &[2]), var(I64, &[]), var(I64, &[2, 3])],
+            2,
+        );
+        let out = run(&m, &[&i32s(&[2, 3]), &i64s(&[-7])]).unwrap();
+        assert_eq!(to_i64s(&out[0]), [-7; 6]);
+        let e = kernel_error(run(&m, &[&i32s(&[3, 2]), &i64s(&[-7])]).unwrap_err());
+        assert!(matches!(e, KernelError::Mismatch { .. }), "{e:?}");
+    }
+}
