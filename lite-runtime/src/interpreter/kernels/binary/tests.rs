@@ -491,7 +491,7 @@ fn select_shapes() {
 
 /// End to end: one-operator models set up and run by the interpreter.
 #[path = "../tests/one_op.rs"]
-#[allow(dead_code)]
+#[allow(dead_code, clippy::duplicate_mod)] // shared by each family's tests; uses part of it
 mod one_op;
 
 mod end_to_end {
