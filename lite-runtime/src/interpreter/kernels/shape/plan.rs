@@ -322,6 +322,11 @@ pub(crate) fn strided(
         shrink: m.shrink & keep,
         offset: m.offset,
     };
+    if m.ellipsis.count_ones() > 1 {
+        return Err(KernelError::Unsupported {
+            what: "more than one ellipsis in a strided slice",
+        });
+    }
     let num_add = (0..n)
         .filter(|&i| !bit(m.ellipsis, i) && bit(m.new_axis, i))
         .count();
