@@ -1,0 +1,105 @@
+//! QUANTIZE and DEQUANTIZE against the reference kernels' formulas, element by element.
+
+use super::*;
+use crate::interpreter::kernels::quant::{multiply_by_quantized_multiplier, quantize_multiplier};
+use proptest::prelude::*;
+
+fn cases() -> ProptestConfig {
+    ProptestConfig::with_cases(if cfg!(miri) { 8 } else { 1024 })
+}
+
+#[test]
+fn halves_convert_exactly() {
+    assert_eq!(f16_to_f32(0x3c00), 1.0);
+    assert_eq!(f16_to_f32(0xc000), -2.0);
+    assert_eq!(f16_to_f32(0x7bff), 65504.0);
+    assert_eq!(f16_to_f32(0x0001), 2f32.powi(-24));
+    assert_eq!(f16_to_f32(0x03ff), 1023.0 * 2f32.powi(-24));
+    assert_eq!(f16_to_f32(0x7c00), f32::INFINITY);
+    assert!(f16_to_f32(0x7e00).is_nan());
+    assert_eq!(f16_to_f32(0x8000).to_bits(), (-0.0f32).to_bits());
+    // Every finite half against its value computed in f64.
+    for h in 0..=u16::MAX {
+        let (e, m) = (i32::from(h >> 10 & 0x1f), f64::from(h & 0x3ff));
+        if e == 0x1f {
+            continue;
+        }
+        let v = if e == 0 {
+            m * 2f64.powi(-24)
+        } else {
+            (1024.0 + m) * 2f64.powi(e - 25)
+        };
+        let v = if h >> 15 == 1 { -v } else { v };
+        assert_eq!(f16_to_f32(h), v as f32, "{h:#06x}");
+    }
+}
+
+#[test]
+fn quantize_rounds_half_away_and_clamps() {
+    let p = Params {
+        out_scale: 0.5,
+        out_zp: -3,
+        ..Params::default()
+    };
+    let x = [
+        0.25f32,
+        -0.25,
+        0.75,
+        1000.0,
+        -1000.0,
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+    ];
+    let mut y = [0i8; 8];
+    from_float(&p, &x, &mut y).unwrap();
+    // 0.5 -> 1, -0.5 -> -1, 1.5 -> 2; then + zp.
+    assert_eq!(y, [-2, -4, -1, 127, -128, -3, 127, -128]);
+}
+
+proptest! {
+    #![proptest_config(cases())]
+
+    #[test]
+    fn quantize_is_affine_quantize(x in prop::collection::vec(-300.0f32..300.0, 0..40), scale in 1e-3f32..4.0, zp in -128i32..=127) {
+        let p = Params { out_scale: scale, out_zp: zp, ..Params::default() };
+        let mut y = vec![0i8; x.len()];
+        from_float(&p, &x, &mut y).unwrap();
+        let want: Vec<i8> = x.iter().map(|&v| ((v / scale).round() as i32 + zp).clamp(-128, 127) as i8).collect();
+        prop_assert_eq!(y, want);
+        let mut y16 = vec![0i16; x.len()];
+        let p16 = Params { out_zp: 0, ..p };
+        from_float(&p16, &x, &mut y16).unwrap();
+        let want: Vec<i16> = x.iter().map(|&v| ((v / scale).round() as i32).clamp(-32768, 32767) as i16).collect();
+        prop_assert_eq!(y16, want);
+    }
+
+    #[test]
+    fn requantize_is_the_reference(x in prop::collection::vec(any::<i8>(), 0..40), ratio in 1e-3f64..8.0, zi in -128i32..=127, zo in -128i32..=127) {
+        let (mult, shift) = quantize_multiplier(ratio).unwrap();
+        let p = Params { in_zp: zi, out_zp: zo, mult, shift, ..Params::default() };
+        let mut y = vec![0i8; x.len()];
+        requantize(&p, &x, &mut y).unwrap();
+        let want: Vec<i8> = x.iter().map(|&v| {
+            let o = multiply_by_quantized_multiplier(i32::from(v) - zi, mult, shift) + zo;
+            o.min(127).max(-128) as i8
+        }).collect();
+        prop_assert_eq!(y, want);
+        let mut y16 = vec![0i16; x.len()];
+        requantize(&p, &x, &mut y16).unwrap();
+        let want: Vec<i16> = x.iter().map(|&v| {
+            let o = multiply_by_quantized_multiplier(i32::from(v) - zi, mult, shift) + zo;
+            o.clamp(-32768, 32767) as i16
+        }).collect();
+        prop_assert_eq!(y16, want);
+    }
+
+    #[test]
+    fn dequantize_is_double_scale_times_offset(x in prop::collection::vec(any::<i16>(), 0..40), scale in 1e-6f32..10.0, zp in -100i32..100) {
+        let p = Params { scale: f64::from(scale), in_zp: zp, ..Params::default() };
+        let mut y = vec![0.0f32; x.len()];
+        dequantize(&p, &x, &mut y);
+        let want: Vec<f32> = x.iter().map(|&v| (f64::from(scale) * f64::from(i32::from(v) - zp)) as f32).collect();
+        prop_assert_eq!(y, want);
+    }
+}
