@@ -290,6 +290,15 @@ pub(crate) fn exp(x: f32) -> f32 {
     if x > MAX_LOG { f32::INFINITY } else { v }
 }
 
+const SIGN: u32 = 0x8000_0000;
+
+/// `|x|` by clearing the sign bit: `f32::abs` and `copysign` reached `core` late, and this
+/// crate builds without `std` on Rust 1.85.
+#[inline(always)]
+fn abs(x: f32) -> f32 {
+    f32::from_bits(x.to_bits() & !SIGN)
+}
+
 /// The logistic function as TensorFlow Lite's reference kernel computes it: `1` above
 /// 16.619047 (where `1 / (1 + exp(-x))` rounds to 1 anyway), `exp(x)` below -9 (where the
 /// two agree within 1e-8), `1 / (1 + exp(-x))` between, with one [`exp`] of `-|x|` and
@@ -299,7 +308,7 @@ pub(crate) fn exp(x: f32) -> f32 {
 pub(crate) fn logistic(x: f32) -> f32 {
     const UPPER: f32 = 16.619_047;
     const LOWER: f32 = -9.0;
-    let e = exp(-x.abs());
+    let e = exp(-abs(x));
     // x >= 0: 1 / (1 + exp(-x)); x < 0: exp(x) / (1 + exp(x)), the same value.
     let mid = if x >= 0.0 {
         1.0 / (1.0 + e)
@@ -322,9 +331,11 @@ pub(crate) fn logistic(x: f32) -> f32 {
 #[inline(always)]
 #[must_use]
 pub(crate) fn tanh(x: f32) -> f32 {
-    let a = x.abs();
+    let a = abs(x);
     let e = exp(-2.0 * a);
-    let big = ((1.0 - e) / (1.0 + e)).copysign(x);
+    // sign(x) * (1 - e) / (1 + e): the quotient is >= 0 (or NaN), so or-ing in x's sign bit
+    // is copysign.
+    let big = f32::from_bits(((1.0 - e) / (1.0 + e)).to_bits() | (x.to_bits() & SIGN));
     let x2 = x * x;
     // As x * (1 + ...), so -0 stays -0.
     let small = x * (1.0 + x2 * (-1.0 / 3.0 + x2 * (2.0 / 15.0 + x2 * (-17.0 / 315.0))));
