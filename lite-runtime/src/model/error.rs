@@ -8,23 +8,23 @@ use tessera_core::strings::StringTensorError;
 /// The part of the model an error is in: the indices known when it was found.
 ///
 /// `None` means "not inside one": an error in the model's buffer list names a buffer but no
-/// subgraph.
+/// subgraph. Indices are `u32`, as flatbuffer vector lengths are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Location {
     /// Index of the subgraph (`Model.subgraphs`).
-    pub subgraph: Option<usize>,
+    pub subgraph: Option<u32>,
     /// Index of the operator in its subgraph.
-    pub operator: Option<usize>,
+    pub operator: Option<u32>,
     /// Index of the tensor in its subgraph.
-    pub tensor: Option<usize>,
+    pub tensor: Option<u32>,
     /// Index of the buffer (`Model.buffers`).
-    pub buffer: Option<usize>,
+    pub buffer: Option<u32>,
     /// Index of the operator code (`Model.operator_codes`).
-    pub opcode: Option<usize>,
+    pub opcode: Option<u32>,
     /// Index of the signature (`Model.signature_defs`).
-    pub signature: Option<usize>,
+    pub signature: Option<u32>,
     /// Index of the metadata entry (`Model.metadata`).
-    pub metadata: Option<usize>,
+    pub metadata: Option<u32>,
 }
 
 impl fmt::Display for Location {

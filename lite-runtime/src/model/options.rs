@@ -1,9 +1,9 @@
 //! Typed builtin options of the operators the interpreter runs, checked at load against the
 //! op (a FULLY_CONNECTED with `GatherOptions` is an error) and decoded on access.
 
-use super::error::{ErrorKind, ModelError};
+use super::error::ErrorKind;
 use super::ops::BuiltinOperator;
-use super::reader::{Table, Verifier};
+use super::reader::{Fault, Table, Verifier};
 use super::types::{Activation, Padding, TensorType};
 use super::vectors::I32s;
 
@@ -164,7 +164,7 @@ pub(crate) fn verify(
     op: Option<BuiltinOperator>,
     found: u8,
     table: Option<Table>,
-) -> Result<(), ModelError> {
+) -> Result<(), Fault> {
     const F: &str = "Operator.builtin_options";
     if let (Some(expected), Some(op_table)) = (op.and_then(options_type_of), table) {
         if found != expected {

@@ -6,6 +6,8 @@
 //! a default instead of panicking: verification already proved them in bounds, and a bug
 //! must not turn into an out-of-bounds read.
 
+use core::cell::Cell;
+
 use super::error::{ErrorKind, Location, ModelError};
 
 /// Reads `N` bytes at `pos`, or `None` past the end (or on overflow).
@@ -206,9 +208,16 @@ impl Vector {
     }
 }
 
+/// A check failed; the [`ModelError`] itself waits in [`Verifier::failure`]. Keeping the
+/// error out of every `Result` keeps the checks' return values in registers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Fault;
+
 /// Verification state: the file, what is being checked (for errors) and how many bytes may
 /// still be checked.
 pub(crate) struct Verifier<'a> {
+    /// The first error found (set by [`Verifier::err`]).
+    pub failure: Cell<Option<ModelError>>,
     /// The whole file.
     pub buf: &'a [u8],
     /// The indices of what is being checked, copied into every error.
@@ -228,26 +237,29 @@ impl<'a> Verifier<'a> {
     /// A verifier over `buf` with a budget of 16 times its length plus 64 KiB.
     pub fn new(buf: &'a [u8]) -> Self {
         Self {
+            failure: Cell::new(None),
             buf,
             at: Location::default(),
             budget: buf.len().saturating_mul(16).saturating_add(1 << 16),
         }
     }
 
-    /// An error at `offset` while reading `field`, at the current location.
+    /// Records an error at `offset` while reading `field`, at the current location.
     #[cold]
-    pub fn err(&self, kind: ErrorKind, field: &'static str, offset: usize) -> ModelError {
-        ModelError {
+    #[inline(never)]
+    pub fn err(&self, kind: ErrorKind, field: &'static str, offset: usize) -> Fault {
+        self.failure.set(Some(ModelError {
             kind,
             location: self.at,
             field,
             offset,
-        }
+        }));
+        Fault
     }
 
     /// Spends `n` bytes of the budget.
     #[inline]
-    fn spend(&mut self, n: usize, field: &'static str, pos: usize) -> Result<(), ModelError> {
+    fn spend(&mut self, n: usize, field: &'static str, pos: usize) -> Result<(), Fault> {
         match self.budget.checked_sub(n) {
             Some(left) => {
                 self.budget = left;
@@ -265,7 +277,7 @@ impl<'a> Verifier<'a> {
         size: usize,
         align: usize,
         field: &'static str,
-    ) -> Result<(), ModelError> {
+    ) -> Result<(), Fault> {
         if pos & (align - 1) != 0 {
             return Err(self.err(ErrorKind::Misaligned { align }, field, pos));
         }
@@ -284,7 +296,8 @@ impl<'a> Verifier<'a> {
 
     /// Follows the `uoffset` at `pos` to the object it points to (checked in bounds and for
     /// overflow, not yet the object itself).
-    pub fn follow(&self, pos: usize, field: &'static str) -> Result<usize, ModelError> {
+    #[inline]
+    pub fn follow(&self, pos: usize, field: &'static str) -> Result<usize, Fault> {
         self.range(pos, 4, 4, field)?;
         let target = add(pos, u32_at(self.buf, pos) as usize)
             .ok_or_else(|| self.err(ErrorKind::OffsetOverflow, field, pos))?;
@@ -303,7 +316,8 @@ impl<'a> Verifier<'a> {
 
     /// Checks the table at `pos`: its `soffset`, its vtable in bounds, even and at least 4
     /// bytes long, and every field it lists inside the table's inline size.
-    pub fn table(&mut self, pos: usize, field: &'static str) -> Result<Table, ModelError> {
+    #[inline]
+    pub fn table(&mut self, pos: usize, field: &'static str) -> Result<Table, Fault> {
         self.range(pos, 4, 4, field)?;
         let soff = i32_at(self.buf, pos);
         let vtable = (pos as i64)
@@ -342,7 +356,7 @@ impl<'a> Verifier<'a> {
         slot: usize,
         size: usize,
         field: &'static str,
-    ) -> Result<Option<usize>, ModelError> {
+    ) -> Result<Option<usize>, Fault> {
         match t.field(self.buf, slot) {
             None => Ok(None),
             Some(p) => {
@@ -353,64 +367,45 @@ impl<'a> Verifier<'a> {
     }
 
     /// Reads a checked `u8` field, or `default`.
-    pub fn u8(
-        &self,
-        t: Table,
-        slot: usize,
-        default: u8,
-        f: &'static str,
-    ) -> Result<u8, ModelError> {
+    #[inline]
+    pub fn u8(&self, t: Table, slot: usize, default: u8, f: &'static str) -> Result<u8, Fault> {
         Ok(self
             .scalar(t, slot, 1, f)?
             .map_or(default, |p| u8_at(self.buf, p)))
     }
 
     /// Reads a checked `i32` field, or `default`.
-    pub fn i32(
-        &self,
-        t: Table,
-        slot: usize,
-        default: i32,
-        f: &'static str,
-    ) -> Result<i32, ModelError> {
+    #[inline]
+    pub fn i32(&self, t: Table, slot: usize, default: i32, f: &'static str) -> Result<i32, Fault> {
         Ok(self
             .scalar(t, slot, 4, f)?
             .map_or(default, |p| i32_at(self.buf, p)))
     }
 
     /// Reads a checked `u32` field, or `default`.
-    pub fn u32(
-        &self,
-        t: Table,
-        slot: usize,
-        default: u32,
-        f: &'static str,
-    ) -> Result<u32, ModelError> {
+    #[inline]
+    pub fn u32(&self, t: Table, slot: usize, default: u32, f: &'static str) -> Result<u32, Fault> {
         Ok(self
             .scalar(t, slot, 4, f)?
             .map_or(default, |p| u32_at(self.buf, p)))
     }
 
     /// Reads a checked `u64` field, or `default`.
-    pub fn u64(
-        &self,
-        t: Table,
-        slot: usize,
-        default: u64,
-        f: &'static str,
-    ) -> Result<u64, ModelError> {
+    #[inline]
+    pub fn u64(&self, t: Table, slot: usize, default: u64, f: &'static str) -> Result<u64, Fault> {
         Ok(self
             .scalar(t, slot, 8, f)?
             .map_or(default, |p| u64_at(self.buf, p)))
     }
 
     /// Checks the table that offset field `slot` points to; `None` when absent.
+    #[inline]
     pub fn sub_table(
         &mut self,
         t: Table,
         slot: usize,
         f: &'static str,
-    ) -> Result<Option<Table>, ModelError> {
+    ) -> Result<Option<Table>, Fault> {
         match self.scalar(t, slot, 4, f)? {
             None => Ok(None),
             Some(p) => {
@@ -422,12 +417,8 @@ impl<'a> Verifier<'a> {
 
     /// Checks the vector at `pos` (length word aligned to 4, elements of `size` bytes aligned
     /// to `size`, all in bounds).
-    pub fn vector_at(
-        &mut self,
-        pos: usize,
-        size: usize,
-        f: &'static str,
-    ) -> Result<Vector, ModelError> {
+    #[inline]
+    pub fn vector_at(&mut self, pos: usize, size: usize, f: &'static str) -> Result<Vector, Fault> {
         self.range(pos, 4, 4, f)?;
         let len = u32_at(self.buf, pos) as usize;
         let start = pos + 4;
@@ -455,24 +446,26 @@ impl<'a> Verifier<'a> {
     }
 
     /// Checks the vector that offset field `slot` points to; empty when absent.
+    #[inline]
     pub fn vector(
         &mut self,
         t: Table,
         slot: usize,
         size: usize,
         f: &'static str,
-    ) -> Result<Vector, ModelError> {
+    ) -> Result<Vector, Fault> {
         Ok(self.vector_opt(t, slot, size, f)?.unwrap_or(Vector::EMPTY))
     }
 
     /// Checks the vector that offset field `slot` points to; `None` when absent.
+    #[inline]
     pub fn vector_opt(
         &mut self,
         t: Table,
         slot: usize,
         size: usize,
         f: &'static str,
-    ) -> Result<Option<Vector>, ModelError> {
+    ) -> Result<Option<Vector>, Fault> {
         match self.scalar(t, slot, 4, f)? {
             None => Ok(None),
             Some(p) => {
@@ -483,7 +476,8 @@ impl<'a> Verifier<'a> {
     }
 
     /// Checks the string at `pos`: in bounds, NUL-terminated, UTF-8.
-    pub fn string_at(&mut self, pos: usize, f: &'static str) -> Result<&'a str, ModelError> {
+    #[inline]
+    pub fn string_at(&mut self, pos: usize, f: &'static str) -> Result<&'a str, Fault> {
         let v = self.vector_at(pos, 1, f)?;
         let bytes = v.bytes(self.buf, 1);
         if self.buf.get(v.start + v.len) != Some(&0) {
@@ -493,12 +487,13 @@ impl<'a> Verifier<'a> {
     }
 
     /// Checks the string that offset field `slot` points to; `None` when absent.
+    #[inline]
     pub fn string(
         &mut self,
         t: Table,
         slot: usize,
         f: &'static str,
-    ) -> Result<Option<&'a str>, ModelError> {
+    ) -> Result<Option<&'a str>, Fault> {
         match self.scalar(t, slot, 4, f)? {
             None => Ok(None),
             Some(p) => {
@@ -509,7 +504,8 @@ impl<'a> Verifier<'a> {
     }
 
     /// Checks element `i` of a vector of offsets to tables and returns the table.
-    pub fn table_in(&mut self, v: Vector, i: usize, f: &'static str) -> Result<Table, ModelError> {
+    #[inline]
+    pub fn table_in(&mut self, v: Vector, i: usize, f: &'static str) -> Result<Table, Fault> {
         let pos = self.follow(v.start + 4 * i, f)?;
         self.table(pos, f)
     }

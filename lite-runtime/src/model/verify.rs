@@ -15,7 +15,7 @@ use super::operator::{self, CUSTOM, code_slot};
 use super::ops::BuiltinOperator;
 use super::options;
 use super::quantization;
-use super::reader::{Table, Vector, Verifier, i32_at, u8_at, u16_at};
+use super::reader::{Fault, Table, Vector, Verifier, i32_at, u8_at, u16_at};
 use super::signature::{map_slot, metadata_slot};
 use super::sparsity::{self, dim_slot};
 use super::subgraph;
@@ -52,6 +52,20 @@ const MAX_SPARSE_DIMS: usize = 64;
 /// Checks `buf` as a TensorFlow Lite model; returns the root table and the view context.
 pub(crate) fn verify(buf: &[u8]) -> Result<(Table, Ctx<'_>), ModelError> {
     let mut v = Verifier::new(buf);
+    model(&mut v).map_err(|Fault| {
+        // `err` records the error before any `Fault` is returned.
+        v.failure.get().unwrap_or(ModelError {
+            kind: ErrorKind::Missing,
+            location: v.at,
+            field: "file",
+            offset: 0,
+        })
+    })
+}
+
+/// Checks the whole model.
+fn model<'a>(v: &mut Verifier<'a>) -> Result<(Table, Ctx<'a>), Fault> {
+    let buf = v.buf;
     if buf.len() < 8 {
         return Err(v.err(ErrorKind::TooShort { len: buf.len() }, "file", 0));
     }
@@ -70,15 +84,15 @@ pub(crate) fn verify(buf: &[u8]) -> Result<(Table, Ctx<'_>), ModelError> {
 
     let opcodes = v.vector(root, slot::OPERATOR_CODES, 4, "Model.operator_codes")?;
     for i in 0..opcodes.len {
-        v.at.opcode = Some(i);
-        operator_code(&mut v, opcodes, i)?;
+        v.at.opcode = Some(i as u32);
+        operator_code(v, opcodes, i)?;
     }
     v.at.opcode = None;
 
     let buffers = v.vector(root, slot::BUFFERS, 4, "Model.buffers")?;
     for i in 0..buffers.len {
-        v.at.buffer = Some(i);
-        buffer_table(&mut v, buffers, i)?;
+        v.at.buffer = Some(i as u32);
+        buffer_table(v, buffers, i)?;
     }
     v.at.buffer = None;
     let ctx = Ctx {
@@ -92,7 +106,7 @@ pub(crate) fn verify(buf: &[u8]) -> Result<(Table, Ctx<'_>), ModelError> {
     for i in 0..meta_buffers.len {
         let pos = meta_buffers.start + 4 * i;
         index(
-            &v,
+            v,
             i32_at(buf, pos),
             buffers.len,
             false,
@@ -102,12 +116,12 @@ pub(crate) fn verify(buf: &[u8]) -> Result<(Table, Ctx<'_>), ModelError> {
     }
     let metadata = v.vector(root, slot::METADATA, 4, "Model.metadata")?;
     for i in 0..metadata.len {
-        v.at.metadata = Some(i);
+        v.at.metadata = Some(i as u32);
         let t = v.table_in(metadata, i, "Model.metadata")?;
         v.string(t, metadata_slot::NAME, "Metadata.name")?;
         let b = v.u32(t, metadata_slot::BUFFER, 0, "Metadata.buffer")?;
         index(
-            &v,
+            v,
             i64::from(b),
             buffers.len,
             false,
@@ -119,16 +133,16 @@ pub(crate) fn verify(buf: &[u8]) -> Result<(Table, Ctx<'_>), ModelError> {
 
     let subgraphs = v.vector(root, slot::SUBGRAPHS, 4, "Model.subgraphs")?;
     for i in 0..subgraphs.len {
-        v.at.subgraph = Some(i);
+        v.at.subgraph = Some(i as u32);
         let t = v.table_in(subgraphs, i, "Model.subgraphs")?;
-        subgraph_table(&mut v, ctx, t)?;
+        subgraph_table(v, ctx, t)?;
     }
     v.at.subgraph = None;
 
     let signatures = v.vector(root, slot::SIGNATURE_DEFS, 4, "Model.signature_defs")?;
     for i in 0..signatures.len {
-        v.at.signature = Some(i);
-        signature(&mut v, signatures, i, subgraphs)?;
+        v.at.signature = Some(i as u32);
+        signature(v, signatures, i, subgraphs)?;
     }
     v.at.signature = None;
 
@@ -162,7 +176,7 @@ fn index(
     optional: bool,
     field: &'static str,
     pos: usize,
-) -> Result<(), ModelError> {
+) -> Result<(), Fault> {
     let value = value.into();
     let ok = (optional && value == -1) || usize::try_from(value).is_ok_and(|i| i < count);
     if ok {
@@ -180,7 +194,7 @@ fn index(
 }
 
 /// Checks operator code `i`.
-fn operator_code(v: &mut Verifier<'_>, codes: Vector, i: usize) -> Result<(), ModelError> {
+fn operator_code(v: &mut Verifier<'_>, codes: Vector, i: usize) -> Result<(), Fault> {
     const F: &str = "OperatorCode";
     let t = v.table_in(codes, i, "Model.operator_codes")?;
     v.u8(t, code_slot::DEPRECATED_BUILTIN_CODE, 0, F)?;
@@ -204,7 +218,7 @@ fn region(
     size: u64,
     f: &'static str,
     pos: usize,
-) -> Result<(), ModelError> {
+) -> Result<(), Fault> {
     let len = v.buf.len();
     let inside = offset
         .checked_add(size)
@@ -217,7 +231,7 @@ fn region(
 }
 
 /// Checks buffer `i`: inline data, or a region of the file.
-fn buffer_table(v: &mut Verifier<'_>, buffers: Vector, i: usize) -> Result<(), ModelError> {
+fn buffer_table(v: &mut Verifier<'_>, buffers: Vector, i: usize) -> Result<(), Fault> {
     let t = v.table_in(buffers, i, "Model.buffers")?;
     let data = v.vector(t, buffer::slot::DATA, 1, "Buffer.data")?;
     let offset = v.u64(t, buffer::slot::OFFSET, 0, "Buffer.offset")?;
@@ -232,10 +246,10 @@ fn buffer_table(v: &mut Verifier<'_>, buffers: Vector, i: usize) -> Result<(), M
 }
 
 /// Checks a subgraph: its tensors, index lists, operators and data flow.
-fn subgraph_table(v: &mut Verifier<'_>, ctx: Ctx<'_>, sg: Table) -> Result<(), ModelError> {
+fn subgraph_table(v: &mut Verifier<'_>, ctx: Ctx<'_>, sg: Table) -> Result<(), Fault> {
     let tensors = v.vector(sg, subgraph::slot::TENSORS, 4, "SubGraph.tensors")?;
     for i in 0..tensors.len {
-        v.at.tensor = Some(i);
+        v.at.tensor = Some(i as u32);
         let t = v.table_in(tensors, i, "SubGraph.tensors")?;
         tensor_table(v, ctx, t)?;
     }
@@ -249,7 +263,7 @@ fn subgraph_table(v: &mut Verifier<'_>, ctx: Ctx<'_>, sg: Table) -> Result<(), M
     }
     let operators = v.vector(sg, subgraph::slot::OPERATORS, 4, "SubGraph.operators")?;
     for i in 0..operators.len {
-        v.at.operator = Some(i);
+        v.at.operator = Some(i as u32);
         let t = v.table_in(operators, i, "SubGraph.operators")?;
         operator_table(v, ctx, t, n)?;
     }
@@ -267,7 +281,7 @@ fn index_list(
     count: usize,
     optional: bool,
     f: &'static str,
-) -> Result<Vector, ModelError> {
+) -> Result<Vector, Fault> {
     let list = v.vector(t, slot, 4, f)?;
     for i in 0..list.len {
         let pos = list.start + 4 * i;
@@ -277,7 +291,7 @@ fn index_list(
 }
 
 /// Checks a tensor: shape, type, buffer, name, quantization, sparsity, constant data.
-fn tensor_table(v: &mut Verifier<'_>, ctx: Ctx<'_>, t: Table) -> Result<(), ModelError> {
+fn tensor_table(v: &mut Verifier<'_>, ctx: Ctx<'_>, t: Table) -> Result<(), Fault> {
     let buf = v.buf;
     let shape = v.vector(t, tensor::slot::SHAPE, 4, "Tensor.shape")?;
     let mut elements: u64 = 1;
@@ -404,7 +418,7 @@ fn tensor_table(v: &mut Verifier<'_>, ctx: Ctx<'_>, t: Table) -> Result<(), Mode
 }
 
 /// Checks quantization parameters against the tensor's shape.
-fn quantization_table(v: &mut Verifier<'_>, q: Table, shape: Vector) -> Result<(), ModelError> {
+fn quantization_table(v: &mut Verifier<'_>, q: Table, shape: Vector) -> Result<(), Fault> {
     use quantization::slot;
     const F: &str = "QuantizationParameters";
     v.vector(q, slot::MIN, 4, "QuantizationParameters.min")?;
@@ -476,7 +490,7 @@ fn quantization_table(v: &mut Verifier<'_>, q: Table, shape: Vector) -> Result<(
 }
 
 /// Checks a sparse encoding against the dense shape; returns the number of stored values.
-fn sparsity_table(v: &mut Verifier<'_>, s: Table, shape: Vector) -> Result<u64, ModelError> {
+fn sparsity_table(v: &mut Verifier<'_>, s: Table, shape: Vector) -> Result<u64, Fault> {
     const F: &str = "SparsityParameters";
     let buf = v.buf;
     let order = v.vector(
@@ -527,10 +541,10 @@ fn sparsity_table(v: &mut Verifier<'_>, s: Table, shape: Vector) -> Result<u64, 
         seen |= 1 << d;
     }
     let mut block_of = [0usize; MAX_SPARSE_DIMS];
-    for b in 0..k {
+    for (b, slot) in block_of.iter_mut().enumerate().take(k) {
         let d = i32_at(buf, block_map.start + 4 * b);
         match usize::try_from(d) {
-            Ok(d) if d < n => block_of[b] = d,
+            Ok(d) if d < n => *slot = d,
             _ => {
                 return Err(v.err(
                     ErrorKind::BlockMap,
@@ -543,9 +557,9 @@ fn sparsity_table(v: &mut Verifier<'_>, s: Table, shape: Vector) -> Result<u64, 
     // Dimension metadata in traversal order; block sizes are the dense sizes of block dims.
     let mut meta = [Table::at(buf, 0); MAX_SPARSE_DIMS];
     let mut block_size = [1u64; MAX_SPARSE_DIMS];
-    for i in 0..total {
+    for (i, slot) in meta.iter_mut().enumerate().take(total) {
         let t = v.table_in(dims, i, "SparsityParameters.dim_metadata")?;
-        meta[i] = t;
+        *slot = t;
         let d = i32_at(buf, order.start + 4 * i) as usize;
         if d >= n {
             let size = v.i32(t, dim_slot::DENSE_SIZE, 0, "DimensionMetadata.dense_size")?;
@@ -566,15 +580,13 @@ fn sparsity_table(v: &mut Verifier<'_>, s: Table, shape: Vector) -> Result<u64, 
         }
     }
     let mut count: u64 = 1;
-    for i in 0..total {
-        let t = meta[i];
+    for (i, &t) in meta.iter().enumerate().take(total) {
         let d = i32_at(buf, order.start + 4 * i) as usize;
         let size = if d < n {
             let full = u64::try_from(i32_at(buf, shape.start + 4 * d)).unwrap_or(0);
             let mut blocks = full;
-            for b in 0..k {
-                if block_of[b] == d {
-                    let bs = block_size[b];
+            for (&of, &bs) in block_of.iter().zip(&block_size).take(k) {
+                if of == d {
                     if blocks % bs != 0 {
                         return Err(v.err(
                             ErrorKind::DenseSize {
@@ -648,7 +660,7 @@ fn index_vector(
     t: Table,
     type_slot: usize,
     f: &'static str,
-) -> Result<IndexVector, ModelError> {
+) -> Result<IndexVector, Fault> {
     let ty = v.u8(t, type_slot, 0, f)?;
     let width = match ty {
         1 => 4,
@@ -676,7 +688,7 @@ fn index_vector(
 
 /// Checks a SPARSE_CSR dimension under `count` elements of the previous dimensions, of size
 /// `size`; returns the number of stored indices.
-fn csr_dimension(v: &mut Verifier<'_>, t: Table, count: u64, size: u64) -> Result<u64, ModelError> {
+fn csr_dimension(v: &mut Verifier<'_>, t: Table, count: u64, size: u64) -> Result<u64, Fault> {
     const SEG: &str = "DimensionMetadata.array_segments";
     const IDX: &str = "DimensionMetadata.array_indices";
     let segments = index_vector(v, t, dim_slot::SEGMENTS_TYPE, SEG)?;
@@ -727,7 +739,7 @@ fn operator_table(
     ctx: Ctx<'_>,
     t: Table,
     tensors: usize,
-) -> Result<(), ModelError> {
+) -> Result<(), Fault> {
     use operator::slot;
     let opcode = v.u32(t, slot::OPCODE_INDEX, 0, "Operator.opcode_index")?;
     index(
@@ -824,7 +836,7 @@ fn data_flow(
     sg: Table,
     tensors: Vector,
     operators: Vector,
-) -> Result<(), ModelError> {
+) -> Result<(), Fault> {
     let buf = ctx.buf;
     let inputs = sg.vector(buf, subgraph::slot::INPUTS);
     let outputs = sg.vector(buf, subgraph::slot::OUTPUTS);
@@ -862,7 +874,7 @@ fn data_flow(
             };
         for k in 0..operators.len {
             let op = operators.table(buf, k);
-            v.at.operator = Some(k);
+            v.at.operator = Some(k as u32);
             check(
                 &mut bits,
                 op.vector(buf, operator::slot::INPUTS),
@@ -885,7 +897,7 @@ fn signature(
     signatures: Vector,
     i: usize,
     subgraphs: Vector,
-) -> Result<(), ModelError> {
+) -> Result<(), Fault> {
     use super::signature::slot;
     let t = v.table_in(signatures, i, "Model.signature_defs")?;
     v.string(t, slot::KEY, "SignatureDef.signature_key")?;
