@@ -7,7 +7,8 @@
 //! all reduced or all kept (size-1 dimensions drop out), so `eval` walks the input once in
 //! row-major order over at most [`MAX_DIMS`] segments and folds each innermost run in one
 //! loop: every output element sees its inputs in the reference kernel's order, so float sums
-//! round as LiteRT's do. Integer sums wrap (two's complement), as the reference's
+//! round as the reference's do (LiteRT's optimized paths may add in another order; they agree
+//! within float tolerance). Integer sums wrap (two's complement), as the reference's
 //! `AddTensorValuesWithExpectedOverflow`; an int32 MEAN sums in i64 (as LiteRT's `temp_sum`)
 //! and divides truncating toward zero, an empty reduction's MEAN is 0 and its REDUCE_MAX the
 //! type's lowest value.
