@@ -25,6 +25,27 @@
 //!
 //! Objects shared by several references are checked once per reference, within a budget of
 //! 16 times the file length plus 64 KiB, so no file makes loading take quadratic time.
+//!
+//! ```
+//! use tessera_lite::model::{BuiltinOperator, Model, Op, TensorType};
+//!
+//! let bytes = include_bytes!("../../../tests/fixtures/models/sparse.tflite");
+//! let model = Model::load(bytes)?;
+//! let main = model.subgraph(0).expect("a main graph");
+//! let first = main.operators().get(0).expect("an operator");
+//! assert_eq!(first.op(), Op::Builtin(BuiltinOperator::Densify));
+//! // DENSIFY reads the sparse constant: its stored values, and how they are laid out.
+//! let weights = main.tensor(first.inputs().get(0).flatten().unwrap()).unwrap();
+//! assert_eq!(weights.tensor_type(), TensorType::Float32);
+//! assert_eq!(weights.shape(), [32, 64]);
+//! assert!(weights.sparsity().is_some());
+//! println!("{}", model.summary());
+//!
+//! // A truncated copy is an error that says what and where, never a panic.
+//! let err = Model::load(&bytes[..bytes.len() / 2]).unwrap_err();
+//! assert!(err.to_string().starts_with("bad model: "));
+//! # Ok::<(), tessera_lite::model::ModelError>(())
+//! ```
 
 mod buffer;
 mod error;
