@@ -329,11 +329,11 @@ pub struct ModelError {
 
 impl fmt::Display for ModelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "bad model: {}: {}: {} (at byte {})",
-            self.location, self.field, self.kind, self.offset
-        )
+        f.write_str("bad model: ")?;
+        if self.location != Location::default() {
+            write!(f, "{}: ", self.location)?;
+        }
+        write!(f, "{}: {} (at byte {})", self.field, self.kind, self.offset)
     }
 }
 
