@@ -20,7 +20,7 @@ use plan::{Masks, Plan};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 use super::activation::{clamp, float_range};
-use crate::interpreter::{Eval, Kernel, KernelError, MAX_DIMS, Prepare, Shape};
+use crate::interpreter::{Eval, Init, Kernel, KernelError, MAX_DIMS, Prepare, Shape};
 use crate::model::{Activation, BuiltinOperator, BuiltinOptions, TensorType};
 
 /// CONCATENATION.
@@ -35,7 +35,7 @@ pub static CONCATENATION: Kernel = Kernel {
 pub static SLICE: Kernel = Kernel {
     op: BuiltinOperator::Slice,
     prepare: prepare_slice,
-    init: None,
+    init: Some(init_slice),
     eval: eval_slice,
 };
 
@@ -43,7 +43,7 @@ pub static SLICE: Kernel = Kernel {
 pub static STRIDED_SLICE: Kernel = Kernel {
     op: BuiltinOperator::StridedSlice,
     prepare: prepare_strided,
-    init: None,
+    init: Some(init_strided),
     eval: eval_strided,
 };
 
@@ -51,7 +51,7 @@ pub static STRIDED_SLICE: Kernel = Kernel {
 pub static TRANSPOSE: Kernel = Kernel {
     op: BuiltinOperator::Transpose,
     prepare: prepare_transpose,
-    init: None,
+    init: Some(init_transpose),
     eval: eval_transpose,
 };
 
@@ -382,6 +382,8 @@ struct Sliced {
     new_axis_mask: i32,
     shrink_axis_mask: i32,
     offset: u32,
+    /// Whether the operands are constants and the plan is in the persistent bytes.
+    cached: u32,
 }
 
 impl Sliced {
@@ -429,6 +431,7 @@ fn prepare_sliced(
         new_axis_mask: 0,
         shrink_axis_mask: 0,
         offset: 0,
+        cached: 0,
     };
     Ok((params, constant.then_some(values), lens))
 }
@@ -442,23 +445,13 @@ fn check_output(ctx: &Prepare<'_, '_>, shape: Shape) -> Result<(), KernelError> 
 }
 
 fn prepare_slice(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
-    let (p, values, lens) = prepare_sliced(ctx, 2, true)?;
-    if let Some(v) = values {
-        let input = ctx.input(0)?.shape;
-        let (_, shape) = plan::slice(&input, &v[0][..lens[0]], &v[1][..lens[1]])?;
-        check_output(ctx, shape)?;
-    }
-    ctx.set_params(&p)
+    let (p, _, _) = prepare_sliced(ctx, 2, true)?;
+    finish_sliced(ctx, p, planned_slice)
 }
 
 fn prepare_transpose(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
-    let (p, values, lens) = prepare_sliced(ctx, 1, false)?;
-    if let Some(v) = values {
-        let input = ctx.input(0)?.shape;
-        let (_, shape) = plan::transpose(&input, &v[0][..lens[0]])?;
-        check_output(ctx, shape)?;
-    }
-    ctx.set_params(&p)
+    let (p, _, _) = prepare_sliced(ctx, 1, false)?;
+    finish_sliced(ctx, p, planned_transpose)
 }
 
 fn prepare_strided(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
@@ -467,25 +460,102 @@ fn prepare_strided(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
             what: "options are not StridedSliceOptions",
         });
     };
-    let (mut p, values, lens) = prepare_sliced(ctx, 3, true)?;
+    let (mut p, _, _) = prepare_sliced(ctx, 3, true)?;
     p.begin_mask = o.begin_mask;
     p.end_mask = o.end_mask;
     p.ellipsis_mask = o.ellipsis_mask;
     p.new_axis_mask = o.new_axis_mask;
     p.shrink_axis_mask = o.shrink_axis_mask;
     p.offset = u32::from(o.offset);
-    if let Some(v) = values {
-        let input = ctx.input(0)?.shape;
-        let (_, shape) = plan::strided(
-            &input,
-            &v[0][..lens[0]],
-            &v[1][..lens[1]],
-            &v[2][..lens[2]],
-            p.masks(),
-        )?;
+    finish_sliced(ctx, p, planned_strided)
+}
+
+/// What a strided read's constant operands plan, or `None` if one is computed at invoke.
+type Planned = Option<(Plan, Shape)>;
+
+/// With constant operands: checks the output's shape and keeps the plan (filled by `init`)
+/// in persistent bytes, so that `invoke` reads no operand and computes nothing.
+fn finish_sliced(
+    ctx: &mut Prepare<'_, '_>,
+    mut p: Sliced,
+    planned: fn(&Prepare<'_, '_>, &Sliced) -> Result<Planned, KernelError>,
+) -> Result<(), KernelError> {
+    if let Some((_, shape)) = planned(ctx, &p)? {
         check_output(ctx, shape)?;
+        p.cached = 1;
+        ctx.request_persistent(core::mem::size_of::<Plan>());
     }
     ctx.set_params(&p)
+}
+
+fn planned_slice(ctx: &Prepare<'_, '_>, _: &Sliced) -> Result<Planned, KernelError> {
+    let (_, values, lens) = prepare_sliced(ctx, 2, true)?;
+    let Some(v) = values else { return Ok(None) };
+    let input = ctx.input(0)?.shape;
+    plan::slice(&input, &v[0][..lens[0]], &v[1][..lens[1]]).map(Some)
+}
+
+fn planned_transpose(ctx: &Prepare<'_, '_>, _: &Sliced) -> Result<Planned, KernelError> {
+    let (_, values, lens) = prepare_sliced(ctx, 1, false)?;
+    let Some(v) = values else { return Ok(None) };
+    let input = ctx.input(0)?.shape;
+    plan::transpose(&input, &v[0][..lens[0]]).map(Some)
+}
+
+fn planned_strided(ctx: &Prepare<'_, '_>, p: &Sliced) -> Result<Planned, KernelError> {
+    let (_, values, lens) = prepare_sliced(ctx, 3, true)?;
+    let Some(v) = values else { return Ok(None) };
+    let input = ctx.input(0)?.shape;
+    plan::strided(
+        &input,
+        &v[0][..lens[0]],
+        &v[1][..lens[1]],
+        &v[2][..lens[2]],
+        p.masks(),
+    )
+    .map(Some)
+}
+
+/// Stores the plan of constant operands in the persistent bytes.
+fn init_sliced(
+    ctx: &mut Init<'_, '_>,
+    planned: fn(&Prepare<'_, '_>, &Sliced) -> Result<Planned, KernelError>,
+) -> Result<(), KernelError> {
+    let p: Sliced = ctx.params();
+    if p.cached == 0 {
+        return Ok(());
+    }
+    let (plan, _) = planned(ctx.prepared(), &p)?.ok_or(KernelError::Mismatch {
+        what: "constant operands no longer constant",
+    })?;
+    plan.simplified()
+        .write_to_prefix(ctx.persistent())
+        .map_err(|_| KernelError::Mismatch {
+            what: "persistent bytes too short for the plan",
+        })
+}
+
+fn init_slice(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
+    init_sliced(ctx, planned_slice)
+}
+
+fn init_transpose(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
+    init_sliced(ctx, planned_transpose)
+}
+
+fn init_strided(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
+    init_sliced(ctx, planned_strided)
+}
+
+/// The plan `init` kept, if the operands are constants.
+fn cached(ctx: &Eval<'_>) -> Option<Plan> {
+    let p: Sliced = ctx.params();
+    if p.cached == 0 {
+        return None;
+    }
+    Plan::read_from_prefix(ctx.persistent())
+        .ok()
+        .map(|(plan, _)| plan)
 }
 
 /// Reads index operands `1..=N` at invoke.
@@ -501,6 +571,9 @@ fn eval_specs<const N: usize>(
 }
 
 fn eval_slice(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    if let Some(plan) = cached(ctx) {
+        return copy_planned(ctx, &plan);
+    }
     let (v, n) = eval_specs::<2>(ctx)?;
     let input = ctx.input_shape(0)?;
     let planned = plan::slice(&input, &v[0][..n[0]], &v[1][..n[1]])?;
@@ -508,6 +581,9 @@ fn eval_slice(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
 }
 
 fn eval_transpose(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    if let Some(plan) = cached(ctx) {
+        return copy_planned(ctx, &plan);
+    }
     let (v, n) = eval_specs::<1>(ctx)?;
     let input = ctx.input_shape(0)?;
     let planned = plan::transpose(&input, &v[0][..n[0]])?;
@@ -515,6 +591,9 @@ fn eval_transpose(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
 }
 
 fn eval_strided(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    if let Some(plan) = cached(ctx) {
+        return copy_planned(ctx, &plan);
+    }
     let p: Sliced = ctx.params();
     let (v, n) = eval_specs::<3>(ctx)?;
     let input = ctx.input_shape(0)?;
@@ -530,10 +609,15 @@ fn eval_strided(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
 
 /// Checks the computed shape against the output's and copies.
 fn run_plan(ctx: &mut Eval<'_>, (plan, shape): (Plan, Shape)) -> Result<(), KernelError> {
-    let p: Sliced = ctx.params();
     if ctx.output_shape(0)? != shape {
         return Err(OUTPUT_SHAPE);
     }
+    copy_planned(ctx, &plan)
+}
+
+/// Copies input 0 into output 0 as `plan` says (its shape was checked).
+fn copy_planned(ctx: &mut Eval<'_>, plan: &Plan) -> Result<(), KernelError> {
+    let p: Sliced = ctx.params();
     if p.element == 0 {
         let strings = ctx.input_strings(0)?;
         if strings.len() != ctx.input_shape(0)?.elements() {
@@ -548,7 +632,7 @@ fn run_plan(ctx: &mut Eval<'_>, (plan, shape): (Plan, Shape)) -> Result<(), Kern
     }
     let src = ctx.input_bytes(0)?;
     let dst = ctx.output_bytes(0)?;
-    copy_plan(&plan, p.element as usize, src, dst)
+    copy_plan(plan, p.element as usize, src, dst)
 }
 
 /// Runs `plan` over elements of `element` bytes.

@@ -7,11 +7,17 @@
 //! points, while TensorFlow Lite's strided slice walks backwards and clamps; the plan holds
 //! signed steps instead.
 
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
+
 use crate::interpreter::{KernelError, MAX_DIMS, Shape};
 
 /// Source positions of a strided copy: output dimensions `count`, source steps `step` (in
 /// elements, signed), first source element `base`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+///
+/// Plain bytes, so that a plan computed from constant operands is kept in the operator's
+/// persistent bytes at setup and read back at every invoke.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable)]
+#[repr(C)]
 pub(crate) struct Plan {
     rank: usize,
     count: [usize; MAX_DIMS],
@@ -51,7 +57,7 @@ impl Plan {
 
     /// The same reads with size-1 dimensions dropped and dimensions that walk the source
     /// contiguously merged, so that whole runs are copied at once.
-    fn simplified(&self) -> Self {
+    pub(crate) fn simplified(&self) -> Self {
         let mut out = Self::new();
         out.base = self.base;
         if self.elements() == 0 {
