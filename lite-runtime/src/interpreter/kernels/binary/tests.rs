@@ -97,7 +97,12 @@ fn values<T: std::fmt::Debug>(
 }
 
 fn cases() -> ProptestConfig {
-    ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 128 })
+    let mut config = ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 128 });
+    if cfg!(miri) {
+        // Miri's isolation has no file system for the regression files.
+        config.failure_persistence = None;
+    }
+    config
 }
 
 fn run_arith<T: Number + std::fmt::Debug, const OP: u8>(
