@@ -6,6 +6,9 @@ use tessera_core::data::{
     Check, DataError, Dims, NormConfig, NormDecoder, PoolConfig, Pooling, SampleBatch, Status,
     embedding_bag,
 };
+use tessera_lite::ctr::{PredictError, Predictor};
+use tessera_lite::interpreter::{InterpreterError, MutableOpResolver, kernels};
+use tessera_lite::model::{Model, ModelError};
 
 /// The bundled dataset: 1 024 Criteo-shaped samples (1 label, 13 dense, 26 slots of 1 to 3
 /// `u32` keys) in HugeCTR's Norm format with checksums, kept in flash.
@@ -39,6 +42,31 @@ const fn table() -> [f32; VOCAB * DIM] {
     t
 }
 
+/// The kernels the bundled CTR model needs, and only those: the others are not linked.
+pub fn ctr_ops() -> MutableOpResolver<9> {
+    let mut ops = MutableOpResolver::new();
+    for k in [
+        &kernels::STRIDED_SLICE,
+        &kernels::LESS,
+        &kernels::ADD,
+        &kernels::SELECT,
+        &kernels::GATHER,
+        &kernels::SUM,
+        &kernels::CONCATENATION,
+        &kernels::FULLY_CONNECTED,
+        &kernels::LOGISTIC,
+    ] {
+        // Nine slots for nine kernels: never full.
+        let _ = ops.add(k);
+    }
+    ops
+}
+
+/// The bundled CTR model, checked (it lies in flash, 16-byte aligned).
+pub fn model() -> Result<Model<'static>, ModelError> {
+    Model::load(tessera_lite::ctr::model())
+}
+
 /// What one pass over the dataset found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Outcome {
@@ -52,6 +80,10 @@ pub struct Outcome {
     pub pooled_bits: u64,
     /// Sum of the labels, as a second, readable check.
     pub positives: u32,
+    /// Wrapping sum of the bit patterns of every prediction of the CTR model.
+    pub prediction_bits: u64,
+    /// Samples the model predicts a click for (p >= 0.5).
+    pub clicks: u32,
 }
 
 /// Why the pass stopped.
@@ -63,6 +95,12 @@ pub enum JobError {
     Batch,
     /// A key is outside the table.
     Pool,
+    /// The model is bad (never, for the bundled one).
+    Model(ModelError),
+    /// The interpreter could not be set up (an arena too small names the bytes needed).
+    Interpreter(InterpreterError),
+    /// The model could not predict a batch.
+    Predict(PredictError),
 }
 
 /// The batch buffers, in one struct so the firmware can keep them in a static.
@@ -90,9 +128,13 @@ impl Buffers {
     }
 }
 
-/// Decodes `file` into CSR batches of [`BATCH`] samples and sum-pools every slot over
-/// [`TABLE`].
-pub fn run(file: &[u8], buf: &mut Buffers) -> Result<Outcome, JobError> {
+/// Decodes `file` into CSR batches of [`BATCH`] samples, sum-pools every slot over
+/// [`TABLE`], and predicts every sample with the bundled CTR model run by `predictor`.
+pub fn run(
+    file: &[u8],
+    buf: &mut Buffers,
+    predictor: &mut Predictor<'_, '_>,
+) -> Result<Outcome, JobError> {
     let Buffers {
         ld,
         offsets,
@@ -109,7 +151,10 @@ pub fn run(file: &[u8], buf: &mut Buffers) -> Result<Outcome, JobError> {
         batches: 0,
         pooled_bits: 0,
         positives: 0,
+        prediction_bits: 0,
+        clicks: 0,
     };
+    let mut predictions = [0f32; BATCH];
     let mut pos = 0;
     loop {
         let p = decoder
@@ -128,6 +173,13 @@ pub fn run(file: &[u8], buf: &mut Buffers) -> Result<Outcome, JobError> {
                 .map_err(|_| JobError::Pool)?;
             for v in &out[..rows * DIM] {
                 o.pooled_bits = o.pooled_bits.wrapping_add(u64::from(v.to_bits()));
+            }
+            predictor
+                .predict(&batch, &mut predictions)
+                .map_err(JobError::Predict)?;
+            for p in &predictions[..batch.samples()] {
+                o.prediction_bits = o.prediction_bits.wrapping_add(u64::from(p.to_bits()));
+                o.clicks += u32::from(*p >= 0.5);
             }
             o.samples += batch.samples() as u32;
             o.keys += csr.nnz() as u32;

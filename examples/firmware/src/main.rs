@@ -1,7 +1,9 @@
 //! tessera on a Cortex-M4F (QEMU's `mps2-an386`), with no heap: decodes the bundled Norm
 //! dataset from flash into CSR batches, sum-pools every slot over an embedding table in
-//! flash, prints what it found through semihosting, and exits non-zero unless that is what
-//! the host found running the same code at build time (`build.rs`).
+//! flash, predicts every sample with the bundled CTR model (a TensorFlow Lite file in flash,
+//! run by tessera's interpreter over a static arena sized on the host), prints what it found
+//! through semihosting, and exits non-zero unless that is what the host found running the
+//! same code at build time (`build.rs`), bit for bit.
 //!
 //! `run.sh` builds it and runs it under `qemu-system-arm`.
 #![no_std]
@@ -14,7 +16,9 @@ use core::panic::PanicInfo;
 use cortex_m::peripheral::{DWT, Peripherals};
 use cortex_m_rt::entry;
 use cortex_m_semihosting::{debug, hprintln};
-use job::{Buffers, Outcome};
+use job::{Buffers, JobError, Outcome};
+use tessera_lite::ctr::Predictor;
+use tessera_lite::interpreter::{Interpreter, Options};
 
 include!(concat!(env!("OUT_DIR"), "/expected.rs"));
 
@@ -30,8 +34,28 @@ fn main() -> ! {
         Buffers::bytes()
     );
 
+    let arena = cortex_m::singleton!(: [u8; ARENA_BYTES] = [0; ARENA_BYTES]).expect("once");
+    let ops = job::ctr_ops();
+    let setup = job::model().map_err(JobError::Model).and_then(|m| {
+        Interpreter::new(m, &ops, arena, &Options::default()).map_err(JobError::Interpreter)
+    });
+    let mut predictor = match setup.and_then(|it| Predictor::new(it).map_err(JobError::Predict)) {
+        Ok(p) => p,
+        Err(e) => {
+            hprintln!("error: setting the model up: {:?}", e);
+            exit(false)
+        }
+    };
+    hprintln!(
+        "model: {} operators, arena {} of {} bytes in .bss, interpreter value {} bytes",
+        predictor.interpreter().subgraph().operators().len(),
+        predictor.interpreter().arena_used_bytes(),
+        ARENA_BYTES,
+        core::mem::size_of::<Interpreter<'_, '_>>()
+    );
+
     let start = DWT::cycle_count();
-    let result = job::run(job::DEMO_NORM, buffers);
+    let result = job::run(job::DEMO_NORM, buffers, &mut predictor);
     let cycles = DWT::cycle_count().wrapping_sub(start);
 
     let outcome = match result {
@@ -52,6 +76,12 @@ fn main() -> ! {
         outcome.keys,
         outcome.positives,
         outcome.pooled_bits
+    );
+    hprintln!(
+        "predicted {} clicks of {} samples, prediction-bits {:#x}",
+        outcome.clicks,
+        outcome.samples,
+        outcome.prediction_bits
     );
     if cycles == 0 {
         hprintln!("cycles: not measured (this machine has no DWT cycle counter; QEMU has none)");

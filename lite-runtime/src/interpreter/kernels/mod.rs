@@ -21,7 +21,6 @@ mod reshape;
 mod shape;
 mod sparse;
 mod unary;
-mod unimplemented;
 
 pub use binary::{
     ADD, DIV, EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL, MAXIMUM, MINIMUM, MUL, NOT_EQUAL,
