@@ -103,6 +103,19 @@ pub enum JobError {
     Predict(PredictError),
 }
 
+impl core::fmt::Display for JobError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self {
+            Self::Data(e) => write!(f, "the dataset: {e}"),
+            Self::Batch => f.write_str("the batch buffers are too small"),
+            Self::Pool => f.write_str("a key is outside the embedding table"),
+            Self::Model(e) => write!(f, "the model: {e}"),
+            Self::Interpreter(e) => write!(f, "the interpreter: {e}"),
+            Self::Predict(e) => write!(f, "predicting: {e}"),
+        }
+    }
+}
+
 /// The batch buffers, in one struct so the firmware can keep them in a static.
 pub struct Buffers {
     ld: [f32; LD],

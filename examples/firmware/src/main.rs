@@ -42,7 +42,7 @@ fn main() -> ! {
     let mut predictor = match setup.and_then(|it| Predictor::new(it).map_err(JobError::Predict)) {
         Ok(p) => p,
         Err(e) => {
-            hprintln!("error: setting the model up: {:?}", e);
+            hprintln!("error: setting the model up: {}", e);
             exit(false)
         }
     };
@@ -60,12 +60,8 @@ fn main() -> ! {
 
     let outcome = match result {
         Ok(o) => o,
-        Err(job::JobError::Data(e)) => {
-            hprintln!("error: the dataset: {}", e);
-            exit(false)
-        }
         Err(e) => {
-            hprintln!("error: {:?}", e);
+            hprintln!("error: {}", e);
             exit(false)
         }
     };
