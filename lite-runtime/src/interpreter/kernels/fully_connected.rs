@@ -1,10 +1,11 @@
-//! FULLY_CONNECTED, float32: `output[b, n] = act(sum_k input[b, k] * weights[n, k] + bias[n])`,
+//! FULLY_CONNECTED, float32 (int8 and 16x8 in [`quantized`]): `output[b, n] = act(sum_k input[b, k] * weights[n, k] + bias[n])`,
 //! summed in `k` order as TensorFlow Lite's reference kernel does.
 //!
 //! When the weights are a sparse constant (stored sparse, or expanded by a DENSIFY the
 //! interpreter folds away), the kernel reads them in their stored form through a compact row
 //! index built at `init` ([`sparse_weights`]): the dense matrix never takes arena bytes.
 
+mod quantized;
 pub(super) mod sparse_weights;
 
 use self::sparse_weights::{Dims, Plan, RowIndex};
@@ -38,6 +39,9 @@ struct Params {
 }
 
 fn prepare(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    if quantized::is_quantized(ctx.input(0)?.dtype) {
+        return quantized::prepare(ctx);
+    }
     let BuiltinOptions::FullyConnected(o) = ctx.operator().options() else {
         return Err(KernelError::Mismatch {
             what: "options are not FullyConnectedOptions",
@@ -141,6 +145,9 @@ fn sparse_format<'m>(ctx: &Prepare<'_, 'm>) -> Result<(SparseFormat<'m>, usize),
 }
 
 fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
+    if quantized::is_quantized(ctx.prepared().input(0)?.dtype) {
+        return quantized::init(ctx);
+    }
     let p: Params = ctx.params();
     if p.sparse == 0 {
         return Ok(());
@@ -156,6 +163,9 @@ fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
 }
 
 fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    if quantized::is_quantized(ctx.input_type(0)?) {
+        return quantized::eval(ctx);
+    }
     let p: Params = ctx.params();
     if p.sparse != 0 {
         return eval_sparse(ctx, &p);
