@@ -5,7 +5,12 @@ use super::*;
 use proptest::prelude::*;
 
 fn cases() -> ProptestConfig {
-    ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 256 })
+    let mut config = ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 256 });
+    if cfg!(miri) {
+        // Miri's isolation has no file system for the failure file.
+        config.failure_persistence = None;
+    }
+    config
 }
 
 /// Row-major strides of `dims`.
