@@ -52,7 +52,12 @@ fuzz_target!(|data: &[u8]| {
             }
             if let Some(q) = t.quantization() {
                 assert_eq!(q.scale().len(), q.zero_point().len());
-                let _ = (q.scale().iter().sum::<f32>(), q.quantized_dimension(), q.min(), q.max());
+                let _ = (
+                    q.scale().iter().sum::<f32>(),
+                    q.quantized_dimension(),
+                    q.min(),
+                    q.max(),
+                );
             }
             if let Some(s) = t.sparsity() {
                 let _ = (s.traversal_order(), s.block_map());
@@ -70,11 +75,18 @@ fuzz_target!(|data: &[u8]| {
             for i in op.outputs().iter().chain(op.intermediates().iter()) {
                 assert!(i.is_some_and(|i| i < n));
             }
-            let _ = (op.op(), op.options(), op.custom_options(), op.mutating_variable_inputs());
+            let _ = (
+                op.op(),
+                op.options(),
+                op.custom_options(),
+                op.mutating_variable_inputs(),
+            );
         }
     }
     for s in model.signature_defs().iter() {
-        let sg = model.subgraph(s.subgraph_index()).expect("signature subgraph in range");
+        let sg = model
+            .subgraph(s.subgraph_index())
+            .expect("signature subgraph in range");
         for m in s.inputs().iter().chain(s.outputs().iter()) {
             assert!(sg.tensor(m.tensor_index()).is_some());
             let _ = m.name();
