@@ -16,6 +16,7 @@ mod pad;
 mod pool;
 mod quant;
 mod quantize;
+mod quantized;
 mod reduce;
 mod reshape;
 mod shape;

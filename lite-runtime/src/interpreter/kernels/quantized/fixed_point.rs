@@ -1,0 +1,136 @@
+//! The parts of gemmlowp's 32-bit fixed-point arithmetic (`fixedpoint.h`) that TensorFlow
+//! Lite's reference integer softmax runs on, bit for bit: a `FixedPoint<int32, I>` is a raw
+//! `i32` with `31 - I` fractional bits; products are [`saturating_rounding_doubling_high_mul`]
+//! (`Q(a) * Q(b) = Q(a + b)`), sums wrap as C's `int32` addition does in practice.
+//!
+//! The basic rounding operations live in [`quant`](super::super::quant); this file builds
+//! `exp` on negative values and `1 / (1 + x)` on them.
+
+use super::super::quant::{rounding_divide_by_pot, saturating_rounding_doubling_high_mul};
+
+/// `a * b` of two fixed-point numbers (any integer bits: the result has their sum).
+#[inline]
+fn mul(a: i32, b: i32) -> i32 {
+    saturating_rounding_doubling_high_mul(a, b)
+}
+
+/// `SaturatingRoundingMultiplyByPOT<exponent>`: a saturating left shift for `exponent > 0`,
+/// a rounding right shift for `exponent < 0`.
+#[inline]
+pub(crate) fn saturating_rounding_multiply_by_pot(x: i32, exponent: i32) -> i32 {
+    if exponent > 0 {
+        let threshold = (1i32 << (31 - exponent)) - 1;
+        if x > threshold {
+            i32::MAX
+        } else if x < -threshold {
+            i32::MIN
+        } else {
+            x << exponent
+        }
+    } else if exponent < 0 {
+        rounding_divide_by_pot(x, exponent.unsigned_abs())
+    } else {
+        x
+    }
+}
+
+/// `RoundingHalfSum`: `(a + b) / 2` rounded to nearest, ties away from zero.
+#[inline]
+fn rounding_half_sum(a: i32, b: i32) -> i32 {
+    let sum = i64::from(a) + i64::from(b);
+    let sign = if sum >= 0 { 1 } else { -1 };
+    ((sum + sign) / 2) as i32
+}
+
+/// `exp_on_interval_between_negative_one_quarter_and_0_excl`, Q0.31 in and out.
+#[inline]
+fn exp_on_interval_between_negative_one_quarter_and_0_excl(a: i32) -> i32 {
+    const CONSTANT_TERM: i32 = 1_895_147_668; // exp(-1/8)
+    const ONE_THIRD: i32 = 715_827_883;
+    let x = a.wrapping_add(1 << 28); // a + 1/8
+    let x2 = mul(x, x);
+    let x3 = mul(x2, x);
+    let x4 = mul(x2, x2);
+    let x4_over_4 = saturating_rounding_multiply_by_pot(x4, -2);
+    let poly = saturating_rounding_multiply_by_pot(
+        mul(x4_over_4.wrapping_add(x3), ONE_THIRD).wrapping_add(x2),
+        -1,
+    );
+    CONSTANT_TERM.wrapping_add(mul(CONSTANT_TERM, x.wrapping_add(poly)))
+}
+
+/// `exp_on_negative_values` of a `FixedPoint<int32, INTEGER_BITS>` (`a <= 0`), as Q0.31.
+#[inline]
+pub(crate) fn exp_on_negative_values<const INTEGER_BITS: i32>(a: i32) -> i32 {
+    let fractional_bits = 31 - INTEGER_BITS;
+    let one_quarter = 1i32 << (fractional_bits - 2);
+    let mask = one_quarter - 1;
+    let a_mod_quarter_minus_one_quarter = (a & mask).wrapping_sub(one_quarter);
+    let mut result = exp_on_interval_between_negative_one_quarter_and_0_excl(
+        saturating_rounding_multiply_by_pot(a_mod_quarter_minus_one_quarter, INTEGER_BITS),
+    );
+    let remainder = a_mod_quarter_minus_one_quarter.wrapping_sub(a);
+    // exp(-2^e) for e in -2..=4, Q0.31.
+    const BARREL: [(i32, i32); 7] = [
+        (-2, 1_672_461_947),
+        (-1, 1_302_514_674),
+        (0, 790_015_084),
+        (1, 290_630_308),
+        (2, 39_332_535),
+        (3, 720_401),
+        (4, 242),
+    ];
+    for (exponent, multiplier) in BARREL {
+        if INTEGER_BITS > exponent {
+            let shift = fractional_bits + exponent;
+            if remainder & (1 << shift) != 0 {
+                result = mul(result, multiplier);
+            }
+        }
+    }
+    if INTEGER_BITS > 5 {
+        let clamp = -(1i32 << (36 - INTEGER_BITS)); // -32.0
+        if a < clamp {
+            result = 0;
+        }
+    }
+    if a == 0 { i32::MAX } else { result }
+}
+
+/// `one_over_one_plus_x_for_x_in_0_1`: `1 / (1 + a)` for `a` in Q0.31 in `[0, 1)`, Q0.31
+/// (Newton-Raphson, three steps).
+#[inline]
+pub(crate) fn one_over_one_plus_x_for_x_in_0_1(a: i32) -> i32 {
+    const C48_OVER_17: i32 = 1_515_870_810; // Q2.29
+    const CNEG32_OVER_17: i32 = -1_010_580_540; // Q2.29
+    const ONE_Q2: i32 = 1 << 29;
+    let half_denominator = rounding_half_sum(a, i32::MAX);
+    let mut x = C48_OVER_17.wrapping_add(mul(half_denominator, CNEG32_OVER_17));
+    for _ in 0..3 {
+        let half_denominator_times_x = mul(half_denominator, x);
+        let one_minus = ONE_Q2.wrapping_sub(half_denominator_times_x);
+        x = x.wrapping_add(saturating_rounding_multiply_by_pot(mul(x, one_minus), 2));
+    }
+    // ExactMulByPot<-1> then Rescale<0> from two integer bits.
+    saturating_rounding_multiply_by_pot(x >> 1, 2)
+}
+
+/// `GetReciprocal`: for `x > 0` with `integer_digits` integer bits, a Q0.31 `1 / x` scaled
+/// into `[0.5, 1)` and the number of bits `x` has above one (the caller's extra shift).
+#[inline]
+pub(crate) fn reciprocal(x: i32, integer_digits: i32) -> (i32, i32) {
+    let headroom_plus_one = (x as u32).leading_zeros();
+    let bits_over_unit = integer_digits - headroom_plus_one as i32;
+    let shifted_minus_one = ((x as u32)
+        .checked_shl(headroom_plus_one)
+        .unwrap_or(0)
+        .wrapping_sub(1 << 31)) as i32;
+    (
+        one_over_one_plus_x_for_x_in_0_1(shifted_minus_one),
+        bits_over_unit,
+    )
+}
+
+#[cfg(test)]
+#[path = "../tests/quantized_fixed_point.rs"]
+mod tests;
