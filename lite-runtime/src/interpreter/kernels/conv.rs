@@ -119,9 +119,9 @@ impl Geometry {
             }
         } else {
             match self.kind {
-                kind::INT8 => self.row(),
+                kind::INT8 => 4 * c + self.row(),
                 kind::INT16 | kind::INT16_BIAS32 => 2 * self.row(),
-                _ => 0,
+                _ => 4 * self.row(),
             }
         }
     }
@@ -484,7 +484,8 @@ fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
                 let acc = scratch_of::<f32>(ctx.scratch(), g.out_c as usize)?;
                 depthwise_f32(&g, input, filter, bias, out, acc)
             } else {
-                conv_f32(&g, input, filter, bias, out)
+                let patch = scratch_of::<f32>(ctx.scratch(), g.row())?;
+                conv_f32(&g, input, filter, bias, out, patch)
             }
         }
         (kind::INT8, dw) => {
@@ -495,8 +496,16 @@ fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
                 let acc = scratch_of::<i32>(ctx.scratch(), g.out_c as usize)?;
                 depthwise_i8(&g, input, filter, &q, out, acc)
             } else {
-                let patch = scratch_of::<i8>(ctx.scratch(), g.row())?;
-                conv_i8(&g, input, filter, &q, out, patch)
+                let oc = g.out_c as usize;
+                let (acc, patch) =
+                    ctx.scratch()
+                        .split_at_mut_checked(4 * oc)
+                        .ok_or(KernelError::Mismatch {
+                            what: "scratch smaller than asked",
+                        })?;
+                let acc = scratch_of::<i32>(acc, oc)?;
+                let patch = scratch_of::<i8>(patch, g.row())?;
+                conv_i8(&g, input, filter, &q, out, patch, acc)
             }
         }
         (kind::INT16 | kind::INT16_BIAS32, dw) => {

@@ -42,7 +42,7 @@ pub(crate) fn quantize_multiplier(m: f64) -> Option<(i32, i32)> {
 
 /// gemmlowp's `SaturatingRoundingDoublingHighMul`: the high 32 bits of `2 a b`, rounded to
 /// nearest (ties away from zero), saturating the one overflowing case `MIN * MIN`.
-#[inline]
+#[inline(always)]
 #[must_use]
 pub(crate) fn saturating_rounding_doubling_high_mul(a: i32, b: i32) -> i32 {
     if a == i32::MIN && b == i32::MIN {
@@ -56,7 +56,7 @@ pub(crate) fn saturating_rounding_doubling_high_mul(a: i32, b: i32) -> i32 {
 
 /// gemmlowp's `RoundingDivideByPOT`: `x / 2^exponent` rounded to nearest, ties away from
 /// zero; `exponent` in `0..=31`.
-#[inline]
+#[inline(always)]
 #[must_use]
 pub(crate) fn rounding_divide_by_pot(x: i32, exponent: u32) -> i32 {
     let exponent = exponent.min(31);
@@ -69,7 +69,7 @@ pub(crate) fn rounding_divide_by_pot(x: i32, exponent: u32) -> i32 {
 /// `MultiplyByQuantizedMultiplier` for an `int32` accumulator (double rounding). `shift` in
 /// `-31..=30` (checked where the multiplier is made: [`checked_multiplier`]). The left shift
 /// wraps as the reference's unchecked `x * (1 << left_shift)` does.
-#[inline]
+#[inline(always)]
 #[must_use]
 pub(crate) fn multiply_by_quantized_multiplier(x: i32, multiplier: i32, shift: i32) -> i32 {
     let left = shift.clamp(0, 30) as u32;
@@ -82,7 +82,7 @@ pub(crate) fn multiply_by_quantized_multiplier(x: i32, multiplier: i32, shift: i
 
 /// `MultiplyByQuantizedMultiplier` for an `int64` accumulator (the 16x8 kernels): the
 /// multiplier reduced to 15 bits, one rounding shift. `shift` in `-31..=7`.
-#[inline]
+#[inline(always)]
 #[must_use]
 pub(crate) fn multiply_by_quantized_multiplier_i64(x: i64, multiplier: i32, shift: i32) -> i32 {
     let reduced: i64 = if multiplier < 0x7FFF_0000 {

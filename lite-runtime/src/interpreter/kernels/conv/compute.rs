@@ -39,7 +39,7 @@ fn take_mut<T>(s: &mut [T], n: usize) -> Result<&mut [T], KernelError> {
 
 /// The filter taps `f` in `0..filter` that land inside `0..size` for an output whose window
 /// starts at `origin` (`origin + dil * f`): the reference skips the others.
-#[inline]
+#[inline(always)]
 fn taps(origin: i64, dil: i64, size: i64, filter: i64) -> (usize, usize) {
     let lo = if origin < 0 {
         (-origin + dil - 1) / dil
@@ -106,34 +106,76 @@ struct Window {
     fx: (usize, usize),
 }
 
-fn windows(
-    g: &Geometry,
-    mut f: impl FnMut(usize, Window) -> Result<(), KernelError>,
-) -> Result<(), KernelError> {
-    let d = Dims::of(g)?;
-    let (sh, sw, dh, dw) = (
-        i64::from(g.stride_h),
-        i64::from(g.stride_w),
-        i64::from(g.dil_h),
-        i64::from(g.dil_w),
-    );
-    let (ph, pw) = (i64::from(g.pad_h), i64::from(g.pad_w));
-    for b in 0..d.batches {
-        for oy in 0..d.out_h {
-            let y0 = oy as i64 * sh - ph;
-            let fy = taps(y0, dh, d.in_h as i64, d.f_h as i64);
-            for ox in 0..d.out_w {
-                let x0 = ox as i64 * sw - pw;
-                let fx = taps(x0, dw, d.in_w as i64, d.f_w as i64);
-                f(b, Window { y0, x0, fy, fx })?;
-            }
-        }
+/// The output pixels in order, each with its batch and window.
+struct Windows {
+    d: Dims,
+    strides: (i64, i64),
+    dils: (i64, i64),
+    pads: (i64, i64),
+    /// The next pixel: batch, row, column.
+    at: (usize, usize, usize),
+    /// The current row's origin and tap range.
+    row: (i64, (usize, usize)),
+}
+
+impl Windows {
+    fn new(g: &Geometry) -> Result<Self, KernelError> {
+        let mut w = Self {
+            d: Dims::of(g)?,
+            strides: (i64::from(g.stride_h), i64::from(g.stride_w)),
+            dils: (i64::from(g.dil_h), i64::from(g.dil_w)),
+            pads: (i64::from(g.pad_h), i64::from(g.pad_w)),
+            at: (0, 0, 0),
+            row: (0, (0, 0)),
+        };
+        w.start_row();
+        Ok(w)
     }
-    Ok(())
+
+    #[inline(always)]
+    fn start_row(&mut self) {
+        let y0 = self.at.1 as i64 * self.strides.0 - self.pads.0;
+        self.row = (
+            y0,
+            taps(y0, self.dils.0, self.d.in_h as i64, self.d.f_h as i64),
+        );
+    }
+}
+
+impl Iterator for Windows {
+    type Item = (usize, Window);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<(usize, Window)> {
+        let d = &self.d;
+        if d.out_w == 0 || d.out_h == 0 || self.at.0 >= d.batches {
+            return None;
+        }
+        let (b, _, ox) = self.at;
+        let x0 = ox as i64 * self.strides.1 - self.pads.1;
+        let fx = taps(x0, self.dils.1, d.in_w as i64, d.f_w as i64);
+        let w = Window {
+            y0: self.row.0,
+            x0,
+            fy: self.row.1,
+            fx,
+        };
+        self.at.2 += 1;
+        if self.at.2 == d.out_w {
+            self.at.2 = 0;
+            self.at.1 += 1;
+            if self.at.1 == d.out_h {
+                self.at.1 = 0;
+                self.at.0 += 1;
+            }
+            self.start_row();
+        }
+        Some((b, w))
+    }
 }
 
 /// Offset of input pixel `(b, y0 + dil_h fy, x0 + dil_w fx)` (a valid tap).
-#[inline]
+#[inline(always)]
 fn at(g: &Geometry, d: &Dims, b: usize, w: &Window, fy: usize, fx: usize) -> usize {
     let y = (w.y0 + i64::from(g.dil_h) * fy as i64) as usize;
     let x = (w.x0 + i64::from(g.dil_w) * fx as i64) as usize;
@@ -146,14 +188,14 @@ pub(crate) fn folded_bias(bias: i32, input_offset: i32, row: &[i8]) -> i32 {
     bias.wrapping_add(input_offset.wrapping_mul(sum))
 }
 
-#[inline]
+#[inline(always)]
 fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
     a.iter().zip(b).fold(0i32, |s, (&x, &w)| {
         s.wrapping_add(i32::from(x) * i32::from(w))
     })
 }
 
-#[inline]
+#[inline(always)]
 fn dot_i16(a: &[i16], b: &[i8]) -> i64 {
     // Products fit in 23 bits: 256 of them sum exactly in i32.
     a.chunks(256)
@@ -166,7 +208,7 @@ fn dot_i16(a: &[i16], b: &[i8]) -> i64 {
         .fold(0i64, i64::wrapping_add)
 }
 
-#[inline]
+#[inline(always)]
 fn requant_i32(acc: i32, m: i32, s: i32, g: &Geometry) -> i32 {
     multiply_by_quantized_multiplier(acc, m, s)
         .wrapping_add(g.output_offset)
@@ -174,7 +216,7 @@ fn requant_i32(acc: i32, m: i32, s: i32, g: &Geometry) -> i32 {
         .min(g.act_max)
 }
 
-#[inline]
+#[inline(always)]
 fn requant_wide(acc: i64, m: i32, s: i32, g: &Geometry) -> i32 {
     multiply_by_quantized_multiplier_i64(acc, m, s)
         .max(g.act_min)
@@ -191,6 +233,7 @@ fn check_requant(q: &Requant<'_>, oc: usize) -> Result<(), KernelError> {
 /// Copies the window of one output pixel into `patch` (`[f_h][f_w][in_c]`), `pad` where a
 /// tap falls outside the image. Returns the patch, or the input itself when the window is
 /// one whole in-image pixel run (1x1 filters).
+#[inline(always)]
 fn gather<'a, T: Copy>(
     g: &Geometry,
     d: &Dims,
@@ -205,60 +248,82 @@ fn gather<'a, T: Copy>(
         let o = at(g, d, b, w, 0, 0);
         return input.get(o..o + d.in_c).ok_or(SHORT);
     }
-    let mut runs = patch.chunks_exact_mut(d.in_c);
-    for fy in 0..d.f_h {
-        for fx in 0..d.f_w {
-            let dst = runs.next().ok_or(SHORT)?;
-            if (w.fy.0..w.fy.1).contains(&fy) && (w.fx.0..w.fx.1).contains(&fx) {
+    let run = d.f_w * d.in_c;
+    for (fy, dst) in patch.chunks_exact_mut(run).take(d.f_h).enumerate() {
+        if !(w.fy.0..w.fy.1).contains(&fy) || w.fx.0 >= w.fx.1 {
+            dst.fill(pad);
+            continue;
+        }
+        let (lo, hi) = (w.fx.0 * d.in_c, w.fx.1 * d.in_c);
+        dst.get_mut(..lo).ok_or(SHORT)?.fill(pad);
+        dst.get_mut(hi..).ok_or(SHORT)?.fill(pad);
+        let mid = dst.get_mut(lo..hi).ok_or(SHORT)?;
+        if g.dil_w == 1 {
+            // The in-image taps of this filter row are one contiguous input run.
+            let o = at(g, d, b, w, fy, w.fx.0);
+            mid.copy_from_slice(input.get(o..o + (hi - lo)).ok_or(SHORT)?);
+        } else {
+            for (fx, px) in (w.fx.0..w.fx.1).zip(mid.chunks_exact_mut(d.in_c)) {
                 let o = at(g, d, b, w, fy, fx);
-                dst.copy_from_slice(input.get(o..o + d.in_c).ok_or(SHORT)?);
-            } else {
-                dst.fill(pad);
+                px.copy_from_slice(input.get(o..o + d.in_c).ok_or(SHORT)?);
             }
         }
     }
     Ok(patch)
 }
 
-/// CONV_2D, float32: `act(sum_{fy, fx, ic} x w + bias)`, summed in that order.
-pub(crate) fn conv_f32(
+/// CONV_2D, float32: `act(sum_{fy, fx, ic} x w + bias)` over a zero-padded patch, summed in
+/// eight lanes (as LiteRT's optimized kernels reorder it; within float tolerance of the
+/// reference's order).
+#[inline(always)]
+pub(crate) fn conv_f32_impl(
     g: &Geometry,
     input: &[f32],
     filter: &[f32],
     bias: Option<&[f32]>,
     out: &mut [f32],
+    patch: &mut [f32],
 ) -> Result<(), KernelError> {
     let d = Dims::of(g)?;
     let row = g.row();
     let input = take(input, d.input_len())?;
     let filter = take(filter, d.out_c * row)?;
     let bias = bias.map(|b| take(b, d.out_c)).transpose()?;
+    let patch = take_mut(patch, row)?;
     let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
-    windows(g, |b, w| {
+    for (b, w) in Windows::new(g)? {
+        let x = gather(g, &d, input, b, &w, 0.0, patch)?;
         let y = pixels.next().ok_or(SHORT)?;
-        for (c, (wr, y)) in filter.chunks_exact(row).zip(y.iter_mut()).enumerate() {
-            let mut total = 0.0f32;
-            for fy in w.fy.0..w.fy.1 {
-                for fx in w.fx.0..w.fx.1 {
-                    let o = at(g, &d, b, &w, fy, fx);
-                    let x = input.get(o..o + d.in_c).ok_or(SHORT)?;
-                    let t = (fy * d.f_w + fx) * d.in_c;
-                    let k = wr.get(t..t + d.in_c).ok_or(SHORT)?;
-                    for (a, b) in x.iter().zip(k) {
-                        total += a * b;
-                    }
-                }
-            }
+        for (c, (k, y)) in filter.chunks_exact(row).zip(y.iter_mut()).enumerate() {
             let bv = bias.and_then(|b| b.get(c)).copied().unwrap_or(0.0);
-            *y = clamp(total + bv, g.lo, g.hi);
+            *y = clamp(dot_f32(x, k) + bv, g.lo, g.hi);
         }
-        Ok(())
-    })
+    }
+    Ok(())
+}
+
+/// `sum a b` in eight interleaved lanes, then the lanes pairwise.
+#[inline(always)]
+fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
+    let mut lanes = [0.0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, w) in ca.zip(cb) {
+        for ((l, &x), &w) in lanes.iter_mut().zip(x).zip(w) {
+            *l += x * w;
+        }
+    }
+    for ((l, &x), &w) in lanes.iter_mut().zip(ra).zip(rb) {
+        *l += x * w;
+    }
+    let [a0, a1, a2, a3, a4, a5, a6, a7] = lanes;
+    ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7))
 }
 
 /// DEPTHWISE_CONV_2D, float32: per output channel `c = ic * dm + m`,
 /// `act(sum_{fy, fx} x[ic] w[c] + bias[c])`.
-pub(crate) fn depthwise_f32(
+#[inline(always)]
+pub(crate) fn depthwise_f32_impl(
     g: &Geometry,
     input: &[f32],
     filter: &[f32],
@@ -273,7 +338,7 @@ pub(crate) fn depthwise_f32(
     let bias = bias.map(|b| take(b, d.out_c)).transpose()?;
     let acc = take_mut(acc, d.out_c)?;
     let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
-    windows(g, |b, w| {
+    for (b, w) in Windows::new(g)? {
         acc.fill(0.0);
         for fy in w.fy.0..w.fy.1 {
             for fx in w.fx.0..w.fx.1 {
@@ -299,19 +364,21 @@ pub(crate) fn depthwise_f32(
             let bv = bias.and_then(|b| b.get(c)).copied().unwrap_or(0.0);
             *y = clamp(a + bv, g.lo, g.hi);
         }
-        Ok(())
-    })
+    }
+    Ok(())
 }
 
 /// CONV_2D, int8: `sum (x + input_offset) w + bias`, computed as `sum x w + (bias +
 /// input_offset sum w)` over a patch padded with the input zero point, then requantized.
-pub(crate) fn conv_i8(
+#[inline(always)]
+pub(crate) fn conv_i8_impl(
     g: &Geometry,
     input: &[i8],
     filter: &[i8],
     q: &Requant<'_>,
     out: &mut [i8],
     patch: &mut [i8],
+    acc: &mut [i32],
 ) -> Result<(), KernelError> {
     let d = Dims::of(g)?;
     let row = g.row();
@@ -319,27 +386,30 @@ pub(crate) fn conv_i8(
     let filter = take(filter, d.out_c * row)?;
     check_requant(q, d.out_c)?;
     let patch = take_mut(patch, row)?;
+    let acc = take_mut(acc, d.out_c)?;
     let zp = i8::try_from(-g.input_offset).map_err(|_| SHORT)?;
     let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
-    windows(g, |b, w| {
+    for (b, w) in Windows::new(g)? {
         let x = gather(g, &d, input, b, &w, zp, patch)?;
-        let y = pixels.next().ok_or(SHORT)?;
-        for ((((k, y), &m), &s), &bias) in filter
-            .chunks_exact(row)
-            .zip(y.iter_mut())
-            .zip(q.mult)
-            .zip(q.shift)
-            .zip(q.bias)
-        {
-            let acc = dot_i8(x, k).wrapping_add(bias);
-            *y = requant_i32(acc, m, s, g) as i8;
+        for ((k, a), &bias) in filter.chunks_exact(row).zip(acc.iter_mut()).zip(q.bias) {
+            *a = dot_i8(x, k).wrapping_add(bias);
         }
-        Ok(())
-    })
+        requant_row(acc, q, g, pixels.next().ok_or(SHORT)?);
+    }
+    Ok(())
+}
+
+/// Requantizes one pixel's channel sums (a loop over channels, which vectorizes).
+#[inline(always)]
+fn requant_row(acc: &[i32], q: &Requant<'_>, g: &Geometry, y: &mut [i8]) {
+    for (((y, &a), &m), &s) in y.iter_mut().zip(acc).zip(q.mult).zip(q.shift) {
+        *y = requant_i32(a, m, s, g) as i8;
+    }
 }
 
 /// DEPTHWISE_CONV_2D, int8: `sum (x + input_offset) w + bias` over in-image taps.
-pub(crate) fn depthwise_i8(
+#[inline(always)]
+pub(crate) fn depthwise_i8_impl(
     g: &Geometry,
     input: &[i8],
     filter: &[i8],
@@ -356,7 +426,7 @@ pub(crate) fn depthwise_i8(
     let acc = take_mut(acc, d.out_c)?;
     let bias = take(q.bias, d.out_c)?;
     let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
-    windows(g, |b, w| {
+    for (b, w) in Windows::new(g)? {
         acc.copy_from_slice(bias);
         for fy in w.fy.0..w.fy.1 {
             for fx in w.fx.0..w.fx.1 {
@@ -382,13 +452,14 @@ pub(crate) fn depthwise_i8(
         for (((y, &a), &m), &s) in y.iter_mut().zip(acc.iter()).zip(q.mult).zip(q.shift) {
             *y = requant_i32(a, m, s, g) as i8;
         }
-        Ok(())
-    })
+    }
+    Ok(())
 }
 
 /// CONV_2D, 16x8: `sum x w + bias` in 64 bits (32 with an int32 bias), requantized; zero
 /// points are 0.
-pub(crate) fn conv_i16(
+#[inline(always)]
+pub(crate) fn conv_i16_impl(
     g: &Geometry,
     input: &[i16],
     filter: &[i8],
@@ -405,7 +476,7 @@ pub(crate) fn conv_i16(
     let patch = take_mut(patch, row)?;
     let bias = checked_bias(bias, d.out_c)?;
     let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
-    windows(g, |b, w| {
+    for (b, w) in Windows::new(g)? {
         let x = gather(g, &d, input, b, &w, 0, patch)?;
         let y = pixels.next().ok_or(SHORT)?;
         for (c, (((k, y), &m), &s)) in filter
@@ -417,8 +488,8 @@ pub(crate) fn conv_i16(
         {
             *y = finish_wide(dot_i16(x, k), c, bias, m, s, g) as i16;
         }
-        Ok(())
-    })
+    }
+    Ok(())
 }
 
 fn checked_bias(bias: Bias<'_>, n: usize) -> Result<Bias<'_>, KernelError> {
@@ -431,7 +502,7 @@ fn checked_bias(bias: Bias<'_>, n: usize) -> Result<Bias<'_>, KernelError> {
 
 /// Adds channel `c`'s bias to a 16x8 sum and requantizes it: in 64 bits with an int64 bias
 /// (or none), in wrapping 32 bits with an int32 one, as the reference's accumulator types.
-#[inline]
+#[inline(always)]
 fn finish_wide(sum: i64, c: usize, bias: Bias<'_>, m: i32, s: i32, g: &Geometry) -> i32 {
     match bias {
         Bias::None => requant_wide(sum, m, s, g),
@@ -446,7 +517,8 @@ fn finish_wide(sum: i64, c: usize, bias: Bias<'_>, m: i32, s: i32, g: &Geometry)
 }
 
 /// DEPTHWISE_CONV_2D, 16x8: `sum x w + bias` in 64 bits.
-pub(crate) fn depthwise_i16(
+#[inline(always)]
+pub(crate) fn depthwise_i16_impl(
     g: &Geometry,
     input: &[i16],
     filter: &[i8],
@@ -463,7 +535,7 @@ pub(crate) fn depthwise_i16(
     let acc = take_mut(acc, d.out_c)?;
     let bias = checked_bias(bias, d.out_c)?;
     let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
-    windows(g, |b, w| {
+    for (b, w) in Windows::new(g)? {
         acc.fill(0);
         for fy in w.fy.0..w.fy.1 {
             for fx in w.fx.0..w.fx.1 {
@@ -488,6 +560,46 @@ pub(crate) fn depthwise_i16(
         {
             *y = finish_wide(a, c, bias, m, s, g) as i16;
         }
-        Ok(())
-    })
+    }
+    Ok(())
+}
+
+/// Each kernel twice: the portable body, and the same body compiled for AVX2 on x86 hosts
+/// with `std`, chosen at run time (the integer results are identical; float sums use no
+/// fused multiply-add, so those are too).
+macro_rules! dispatch {
+    ($($(#[$doc:meta])* $name:ident => $avx:ident, $imp:ident ($($arg:ident: $ty:ty),*);)*) => {$(
+        $(#[$doc])*
+        #[allow(clippy::too_many_arguments)]
+        pub(crate) fn $name($($arg: $ty),*) -> Result<(), KernelError> {
+            #[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86")))]
+            if std::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2, the one feature `$avx` is compiled for.
+                return unsafe { $avx($($arg),*) };
+            }
+            $imp($($arg),*)
+        }
+
+        #[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86")))]
+        #[target_feature(enable = "avx2")]
+        #[allow(clippy::too_many_arguments)]
+        unsafe fn $avx($($arg: $ty),*) -> Result<(), KernelError> {
+            $imp($($arg),*)
+        }
+    )*};
+}
+
+dispatch! {
+    /// CONV_2D, float32.
+    conv_f32 => conv_f32_avx2, conv_f32_impl(g: &Geometry, input: &[f32], filter: &[f32], bias: Option<&[f32]>, out: &mut [f32], patch: &mut [f32]);
+    /// DEPTHWISE_CONV_2D, float32.
+    depthwise_f32 => depthwise_f32_avx2, depthwise_f32_impl(g: &Geometry, input: &[f32], filter: &[f32], bias: Option<&[f32]>, out: &mut [f32], acc: &mut [f32]);
+    /// CONV_2D, int8.
+    conv_i8 => conv_i8_avx2, conv_i8_impl(g: &Geometry, input: &[i8], filter: &[i8], q: &Requant<'_>, out: &mut [i8], patch: &mut [i8], acc: &mut [i32]);
+    /// DEPTHWISE_CONV_2D, int8.
+    depthwise_i8 => depthwise_i8_avx2, depthwise_i8_impl(g: &Geometry, input: &[i8], filter: &[i8], q: &Requant<'_>, out: &mut [i8], acc: &mut [i32]);
+    /// CONV_2D, 16x8.
+    conv_i16 => conv_i16_avx2, conv_i16_impl(g: &Geometry, input: &[i16], filter: &[i8], q: &Requant<'_>, bias: Bias<'_>, out: &mut [i16], patch: &mut [i16]);
+    /// DEPTHWISE_CONV_2D, 16x8.
+    depthwise_i16 => depthwise_i16_avx2, depthwise_i16_impl(g: &Geometry, input: &[i16], filter: &[i8], q: &Requant<'_>, bias: Bias<'_>, out: &mut [i16], acc: &mut [i64]);
 }

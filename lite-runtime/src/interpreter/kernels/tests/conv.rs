@@ -182,7 +182,11 @@ proptest! {
         let bv: Vec<f32> = (0..g.out_c).map(|_| r.f32()).collect();
         let bias_opt = bias.then_some(&bv[..]);
         let mut got = vec![f32::NAN; no];
-        conv_f32(&g, &x, &w, bias_opt, &mut got).unwrap();
+        let mut patch = vec![0.0; g.row()];
+        conv_f32(&g, &x, &w, bias_opt, &mut got, &mut patch).unwrap();
+        let mut portable = vec![f32::NAN; no];
+        conv_f32_impl(&g, &x, &w, bias_opt, &mut portable, &mut patch).unwrap();
+        prop_assert_eq!(&got, &portable);
         let mut want = vec![0.0f32; no];
         let total = Cell::new(0.0f32);
         let row = g.row();
@@ -196,7 +200,10 @@ proptest! {
             want[o] = v.max(g.lo).min(g.hi);
             total.set(0.0);
         });
-        prop_assert_eq!(got, want);
+        // Summed in lanes: within float rounding of the reference's order.
+        for (g, w) in got.iter().zip(&want) {
+            prop_assert!((g - w).abs() <= 1e-4 + 1e-5 * w.abs(), "{} vs {}", g, w);
+        }
     }
 
     #[test]
@@ -210,6 +217,9 @@ proptest! {
         let mut got = vec![f32::NAN; no];
         let mut acc = vec![0.0; g.out_c as usize];
         depthwise_f32(&g, &x, &w, bias.then_some(&bv[..]), &mut got, &mut acc).unwrap();
+        let mut portable = vec![f32::NAN; no];
+        depthwise_f32_impl(&g, &x, &w, bias.then_some(&bv[..]), &mut portable, &mut acc).unwrap();
+        prop_assert_eq!(&got, &portable);
         let mut want = vec![0.0f32; no];
         let total = Cell::new(0.0f32);
         let dm = g.depth_mult as usize;
@@ -242,7 +252,11 @@ proptest! {
         let q = Requant { mult: &mult, shift: &shift, bias: &folded };
         let mut got = vec![0i8; no];
         let mut patch = vec![0i8; row];
-        conv_i8(&g, &x, &w, &q, &mut got, &mut patch).unwrap();
+        let mut acc = vec![0i32; g.out_c as usize];
+        conv_i8(&g, &x, &w, &q, &mut got, &mut patch, &mut acc).unwrap();
+        let mut portable = vec![0i8; no];
+        conv_i8_impl(&g, &x, &w, &q, &mut portable, &mut patch, &mut acc).unwrap();
+        prop_assert_eq!(&got, &portable);
         let mut want = vec![0i8; no];
         let acc = Cell::new(0i32);
         naive_walk(&g, |b, _, _, oc, fy, fx, iy, ix| {
@@ -277,6 +291,9 @@ proptest! {
         let mut got = vec![0i8; no];
         let mut scratch = vec![0i32; g.out_c as usize];
         depthwise_i8(&g, &x, &w, &q, &mut got, &mut scratch).unwrap();
+        let mut portable = vec![0i8; no];
+        depthwise_i8_impl(&g, &x, &w, &q, &mut portable, &mut scratch).unwrap();
+        prop_assert_eq!(&got, &portable);
         let mut want = vec![0i8; no];
         let acc = Cell::new(0i32);
         let dm = g.depth_mult as usize;
@@ -315,9 +332,15 @@ proptest! {
         if depthwise {
             let mut acc = vec![0i64; oc_n];
             depthwise_i16(&g, &x, &w, &q, bias, &mut got, &mut acc).unwrap();
+            let mut portable = vec![0i16; no];
+            depthwise_i16_impl(&g, &x, &w, &q, bias, &mut portable, &mut acc).unwrap();
+            prop_assert_eq!(&got, &portable);
         } else {
             let mut patch = vec![0i16; g.row()];
             conv_i16(&g, &x, &w, &q, bias, &mut got, &mut patch).unwrap();
+            let mut portable = vec![0i16; no];
+            conv_i16_impl(&g, &x, &w, &q, bias, &mut portable, &mut patch).unwrap();
+            prop_assert_eq!(&got, &portable);
         }
         let mut want = vec![0i16; no];
         let acc = Cell::new(0i64);
