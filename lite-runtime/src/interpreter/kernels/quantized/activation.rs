@@ -63,6 +63,10 @@ fn prepare(ctx: &mut Prepare<'_, '_>, f: Function) -> Result<(), KernelError> {
 
 fn init(ctx: &mut Init<'_, '_>, f: Function) -> Result<(), KernelError> {
     let prep = ctx.prepared();
+    // The float kernel shares this step and has nothing to fill.
+    if prep.input(0)?.dtype != TensorType::Int8 {
+        return Ok(());
+    }
     let input = prep.input(0)?;
     let output = prep.output(0)?;
     let (in_scale, in_zp) = quant::per_tensor(input.quantization(), input.dtype)?;

@@ -145,7 +145,11 @@ fn tables(block: &mut [u8]) -> Option<(&mut [i16; LUT16], &mut [i16; LUT16])> {
     Some((a.try_into().ok()?, b.try_into().ok()?))
 }
 
+/// Builds the int16 tables; nothing for other types (the float kernel shares this step).
 pub(crate) fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
+    if ctx.prepared().input(0)?.dtype != TensorType::Int16 {
+        return Ok(());
+    }
     let p: Params = ctx.params();
     if p.kind != I16_TO_I16 {
         return Ok(());
