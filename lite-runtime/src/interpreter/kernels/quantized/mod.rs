@@ -4,8 +4,10 @@
 //! input is quantized. The quantization arithmetic itself is in [`quant`](super::quant).
 
 pub(crate) mod activation;
+pub(crate) mod concatenation;
 pub(crate) mod fixed_point;
 pub(crate) mod lut;
+pub(crate) mod mean;
 pub(crate) mod softmax;
 
 #[cfg(test)]
