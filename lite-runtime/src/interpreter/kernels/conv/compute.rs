@@ -197,14 +197,18 @@ fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
 
 #[inline(always)]
 fn dot_i16(a: &[i16], b: &[i8]) -> i64 {
+    let dot32 = |a: &[i16], b: &[i8]| {
+        a.iter().zip(b).fold(0i32, |s, (&x, &w)| {
+            s.wrapping_add(i32::from(x) * i32::from(w))
+        })
+    };
     // Products fit in 23 bits: 256 of them sum exactly in i32.
+    if a.len() <= 256 {
+        return i64::from(dot32(a, b));
+    }
     a.chunks(256)
         .zip(b.chunks(256))
-        .map(|(a, b)| {
-            i64::from(a.iter().zip(b).fold(0i32, |s, (&x, &w)| {
-                s.wrapping_add(i32::from(x) * i32::from(w))
-            }))
-        })
+        .map(|(a, b)| i64::from(dot32(a, b)))
         .fold(0i64, i64::wrapping_add)
 }
 
@@ -536,29 +540,45 @@ pub(crate) fn depthwise_i16_impl(
     let bias = checked_bias(bias, d.out_c)?;
     let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
     for (b, w) in Windows::new(g)? {
-        acc.fill(0);
+        // The bias first: wrapping sums are the same in any order.
+        match bias {
+            Bias::Wide(bv) if bv.len() == acc.len() => acc.copy_from_slice(bv),
+            _ => acc.fill(0),
+        }
         for fy in w.fy.0..w.fy.1 {
             for fx in w.fx.0..w.fx.1 {
                 let o = at(g, &d, b, &w, fy, fx);
                 let x = input.get(o..o + d.in_c).ok_or(SHORT)?;
                 let t = (fy * d.f_w + fx) * d.out_c;
                 let k = filter.get(t..t + d.out_c).ok_or(SHORT)?;
-                for ((a, k), &x) in acc.chunks_exact_mut(dm).zip(k.chunks_exact(dm)).zip(x) {
-                    for (a, &k) in a.iter_mut().zip(k) {
+                if dm == 1 {
+                    for ((a, &k), &x) in acc.iter_mut().zip(k).zip(x) {
                         *a = a.wrapping_add(i64::from(i32::from(k) * i32::from(x)));
+                    }
+                } else {
+                    for ((a, k), &x) in acc.chunks_exact_mut(dm).zip(k.chunks_exact(dm)).zip(x) {
+                        for (a, &k) in a.iter_mut().zip(k) {
+                            *a = a.wrapping_add(i64::from(i32::from(k) * i32::from(x)));
+                        }
                     }
                 }
             }
         }
         let y = pixels.next().ok_or(SHORT)?;
-        for (c, (((y, &a), &m), &s)) in y
-            .iter_mut()
-            .zip(acc.iter())
-            .zip(q.mult)
-            .zip(q.shift)
-            .enumerate()
-        {
-            *y = finish_wide(a, c, bias, m, s, g) as i16;
+        if let Bias::Narrow(_) = bias {
+            for (c, (((y, &a), &m), &s)) in y
+                .iter_mut()
+                .zip(acc.iter())
+                .zip(q.mult)
+                .zip(q.shift)
+                .enumerate()
+            {
+                *y = finish_wide(a, c, bias, m, s, g) as i16;
+            }
+        } else {
+            for (((y, &a), &m), &s) in y.iter_mut().zip(acc.iter()).zip(q.mult).zip(q.shift) {
+                *y = requant_wide(a, m, s, g) as i16;
+            }
         }
     }
     Ok(())
