@@ -49,7 +49,7 @@ fn int8_scaling(beta: f64, input_scale: f64) -> Result<(i32, i32, i32), KernelEr
         what: "softmax beta times input scale out of the fixed-point range",
     })?;
     // QuantizeMultiplierGreaterThanOne: the reference checks the shift is not negative.
-    if shift < 0 || shift > 30 || m < 0 {
+    if !(0..=30).contains(&shift) || m < 0 {
         return Err(KernelError::Unsupported {
             what: "softmax beta times input scale below the fixed-point range",
         });
@@ -93,28 +93,22 @@ pub(crate) fn prepare(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
     let (in_scale, in_zp) = quant::per_tensor(input.quantization(), input.dtype)?;
     let (out_scale, out_zp) = quant::per_tensor(output.quantization(), output.dtype)?;
     match kind {
-        I8_TO_I8 => {
-            if out_zp != -128 || (out_scale - 1.0 / 256.0).abs() > 0.001 / 256.0 {
-                return Err(KernelError::Unsupported {
-                    what: "int8 SOFTMAX output not scale 1/256, zero point -128",
-                });
-            }
+        I8_TO_I8 if out_zp != -128 || (out_scale - 1.0 / 256.0).abs() > 0.001 / 256.0 => {
+            return Err(KernelError::Unsupported {
+                what: "int8 SOFTMAX output not scale 1/256, zero point -128",
+            });
         }
-        I16_TO_I16 => {
-            if in_zp != 0 || out_zp != 0 || (out_scale - 1.0 / 32768.0).abs() > 0.001 / 32768.0 {
-                return Err(KernelError::Unsupported {
-                    what: "int16 SOFTMAX not zero point 0 with output scale 1/32768",
-                });
-            }
+        I16_TO_I16
+            if in_zp != 0 || out_zp != 0 || (out_scale - 1.0 / 32768.0).abs() > 0.001 / 32768.0 =>
+        {
+            return Err(KernelError::Unsupported {
+                what: "int16 SOFTMAX not zero point 0 with output scale 1/32768",
+            });
         }
         _ => {}
     }
     let depth = *input.shape.dims().last().unwrap_or(&1);
-    let outer = if depth == 0 {
-        0
-    } else {
-        input.shape.elements() / depth
-    };
+    let outer = input.shape.elements().checked_div(depth).unwrap_or(0);
     let (input_multiplier, input_left_shift, diff_min) = if kind == I16_TO_I16 {
         // `input->params.scale * params->beta` is a float product, then divided in double.
         let real = f64::from(in_scale * beta) / (10.0 / 65535.0);

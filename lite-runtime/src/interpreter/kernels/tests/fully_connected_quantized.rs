@@ -4,6 +4,7 @@ use super::*;
 use proptest::prelude::*;
 
 /// `reference_integer_ops::FullyConnected(PerChannel)` with float requantization, literally.
+#[allow(clippy::too_many_arguments)]
 fn naive(
     x: &[i8],
     w: &[i8],
