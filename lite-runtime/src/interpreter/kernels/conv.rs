@@ -448,23 +448,26 @@ fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
 }
 
 /// The persistent block's parts: the geometry and, quantized, multipliers, shifts, biases.
-fn parts(block: &[u8]) -> Result<(Geometry, &[i32], &[i32], &[i32]), KernelError> {
+/// Multipliers, shifts and biases, one per output channel.
+type Channels<'a> = (&'a [i32], &'a [i32], &'a [i32]);
+
+fn parts(block: &[u8]) -> Result<(Geometry, Channels<'_>), KernelError> {
     let bad = KernelError::Mismatch {
         what: "persistent block not as init wrote it",
     };
     let (g, rest) = Geometry::read_from_prefix(block).map_err(|_| bad)?;
     if !g.quantized() {
-        return Ok((g, &[], &[], &[]));
+        return Ok((g, (&[], &[], &[])));
     }
     let oc = g.out_c as usize;
     let table = <[i32]>::ref_from_bytes(rest.get(..12 * oc).ok_or(bad)?).map_err(|_| bad)?;
     let (mult, rest) = table.split_at(oc);
     let (shift, bias) = rest.split_at(oc);
-    Ok((g, mult, shift, bias))
+    Ok((g, (mult, shift, bias)))
 }
 
 fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
-    let (g, mult, shift, folded) = parts(ctx.persistent())?;
+    let (g, (mult, shift, folded)) = parts(ctx.persistent())?;
     let q = Requant {
         mult,
         shift,

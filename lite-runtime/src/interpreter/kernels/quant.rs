@@ -23,7 +23,7 @@ pub(crate) fn quantize_multiplier(m: f64) -> Option<(i32, i32)> {
     }
     let (q, mut shift) = libm::frexp(m);
     let mut fixed = libm::round(q * 2_147_483_648.0) as i64;
-    if fixed > 1 << 31 || fixed < -(1 << 31) {
+    if !(-(1 << 31)..=1 << 31).contains(&fixed) {
         return None;
     }
     if fixed == 1 << 31 {

@@ -75,6 +75,7 @@ fn naive<T: Copy, U>(g: &PoolGeometry, x: &[T], mut f: impl FnMut(&[T]) -> U) ->
     out
 }
 
+#[allow(clippy::type_complexity)]
 fn shape() -> impl Strategy<Value = (u32, u32, u32, u32, (u16, u16), (u16, u16), bool, u64)> {
     (
         1u32..=2,

@@ -82,7 +82,7 @@ proptest! {
         requantize(&p, &x, &mut y).unwrap();
         let want: Vec<i8> = x.iter().map(|&v| {
             let o = multiply_by_quantized_multiplier(i32::from(v) - zi, mult, shift) + zo;
-            o.min(127).max(-128) as i8
+            o.clamp(-128, 127) as i8
         }).collect();
         prop_assert_eq!(y, want);
         let mut y16 = vec![0i16; x.len()];
