@@ -6,7 +6,7 @@ use zerocopy::FromBytes;
 
 use super::Interpreter;
 use super::error::{ErrorKind, InterpreterError, KernelError};
-use super::kernel::{Eval, MAX_OUTPUTS};
+use super::kernel::{Eval, Kernel, MAX_OUTPUTS};
 use super::record::{OpRecord, Place, TensorRecord};
 
 /// Writable pieces: the outputs, then the scratch.
@@ -50,97 +50,125 @@ impl Interpreter<'_, '_> {
             .get(start + n_in..start + n_in + n_out)
             .ok_or(fail(OVERLAP))?;
 
-        // The writable ranges: (offset, bytes, which), which = output index, or MAX_OUTPUTS
-        // for the scratch.
-        let mut cuts = [(0usize, 0usize, 0usize); CUTS];
-        let mut n_cuts = 0;
-        for (k, &t) in outputs.iter().enumerate() {
-            let Some(r) = usize::try_from(t).ok().and_then(|t| records.get(t)) else {
-                continue;
-            };
-            if matches!(r.place(), Place::Planned | Place::Persistent) && r.bytes > 0 {
-                cuts[n_cuts] = (r.offset as usize, r.bytes as usize, k);
-                n_cuts += 1;
-            }
+        // Most operators have one output and no scratch: small arrays for them keep the
+        // per-operator cost of splitting the arena down (160 operators make up the CTR model).
+        let cuts = n_out + usize::from(rec.scratch_bytes > 0);
+        let model = self.model.bytes();
+        if cuts <= 2 {
+            split_and_eval::<2, 3>(&rec, kernel, records, inputs, outputs, self.data, model)
+        } else {
+            split_and_eval::<CUTS, { CUTS + 1 }>(
+                &rec, kernel, records, inputs, outputs, self.data, model,
+            )
         }
-        if rec.scratch_bytes > 0 {
-            cuts[n_cuts] = (
-                rec.scratch as usize,
-                rec.scratch_bytes as usize,
-                MAX_OUTPUTS,
-            );
+        .map_err(fail)
+    }
+}
+
+/// Splits the outputs (at most `N - 1` of them, or `N` without scratch) and the scratch off
+/// `data`, runs the kernel, and records the string outputs' lengths. `P` is `N + 1`.
+fn split_and_eval<const N: usize, const P: usize>(
+    rec: &OpRecord,
+    kernel: &Kernel,
+    records: &mut [TensorRecord],
+    inputs: &[i32],
+    outputs: &[i32],
+    data: &mut [u8],
+    model: &[u8],
+) -> Result<(), KernelError> {
+    let n_out = outputs.len();
+    if n_out > N {
+        return Err(OVERLAP);
+    }
+    // The writable ranges: (offset, bytes, which), which = output index, or MAX_OUTPUTS
+    // for the scratch.
+    let mut cuts = [(0usize, 0usize, 0usize); N];
+    let mut n_cuts = 0;
+    for (k, &t) in outputs.iter().enumerate() {
+        let Some(r) = usize::try_from(t).ok().and_then(|t| records.get(t)) else {
+            continue;
+        };
+        if matches!(r.place(), Place::Planned | Place::Persistent) && r.bytes > 0 {
+            *cuts.get_mut(n_cuts).ok_or(OVERLAP)? = (r.offset as usize, r.bytes as usize, k);
             n_cuts += 1;
         }
-        let cuts = &mut cuts[..n_cuts];
-        cuts.sort_unstable_by_key(|c| c.0);
-
-        let mut out: [Option<&mut [u8]>; MAX_OUTPUTS] = [const { None }; MAX_OUTPUTS];
-        let mut empty: [[u8; 0]; MAX_OUTPUTS] = [[]; MAX_OUTPUTS];
-        let mut scratch = None;
-        let mut pieces: [(usize, &[u8]); CUTS + 1] = [(0, &[]); CUTS + 1];
-        let mut n_pieces = 0;
-        let mut data: &mut [u8] = self.data;
-        let mut at = 0usize;
-        for &(offset, bytes, which) in cuts.iter() {
-            let gap = offset.checked_sub(at).ok_or(fail(OVERLAP))?;
-            if gap > data.len() || bytes > data.len() - gap {
-                return Err(fail(OVERLAP));
-            }
-            let (before, after) = data.split_at_mut(gap);
-            let (cut, after) = after.split_at_mut(bytes);
-            pieces[n_pieces] = (at, before);
-            n_pieces += 1;
-            if which == MAX_OUTPUTS {
-                scratch = Some(cut);
-            } else {
-                out[which] = Some(cut);
-            }
-            data = after;
-            at = offset + bytes;
-        }
-        pieces[n_pieces] = (at, data);
-        n_pieces += 1;
-        // Outputs of no bytes (empty tensors) get an empty slice.
-        for (k, (slot, e)) in out.iter_mut().zip(empty.iter_mut()).enumerate().take(n_out) {
-            if slot.is_none() {
-                *slot = Some(&mut e[..]);
-            }
-            let _ = k;
-        }
-        let mut out_len = [None; MAX_OUTPUTS];
-        let persistent_start = rec.persistent as usize;
-        let persistent = pieces[..n_pieces]
-            .iter()
-            .find_map(|&(at, p)| {
-                let s = persistent_start.checked_sub(at)?;
-                p.get(s..s + rec.persistent_bytes as usize)
-            })
-            .unwrap_or(&[]);
-        {
-            let mut ctx = Eval {
-                params: &rec.params,
-                records,
-                inputs,
-                outputs,
-                rest: &pieces[..n_pieces],
-                out: &mut out[..n_out],
-                out_len: &mut out_len[..n_out],
-                scratch,
-                persistent,
-                model: self.model.bytes(),
-            };
-            (kernel.eval)(&mut ctx).map_err(fail)?;
-        }
-        // String outputs: record their encoded length.
-        for (k, &t) in outputs.iter().enumerate() {
-            let Some(r) = usize::try_from(t).ok().and_then(|t| records.get_mut(t)) else {
-                continue;
-            };
-            if let Some(len) = out_len[k] {
-                r.len = len.min(r.bytes);
-                r.written = 1;
-            }
-        }
-        Ok(())
     }
+    if rec.scratch_bytes > 0 {
+        *cuts.get_mut(n_cuts).ok_or(OVERLAP)? = (
+            rec.scratch as usize,
+            rec.scratch_bytes as usize,
+            MAX_OUTPUTS,
+        );
+        n_cuts += 1;
+    }
+    let cuts = &mut cuts[..n_cuts];
+    cuts.sort_unstable_by_key(|c| c.0);
+
+    let mut out: [Option<&mut [u8]>; N] = [const { None }; N];
+    let mut empty: [[u8; 0]; N] = [[]; N];
+    let mut scratch = None;
+    let mut pieces: [(usize, &[u8]); P] = [(0, &[]); P];
+    let mut n_pieces = 0;
+    let mut data: &mut [u8] = data;
+    let mut at = 0usize;
+    for &(offset, bytes, which) in cuts.iter() {
+        let gap = offset.checked_sub(at).ok_or(OVERLAP)?;
+        if gap > data.len() || bytes > data.len() - gap {
+            return Err(OVERLAP);
+        }
+        let (before, after) = data.split_at_mut(gap);
+        let (cut, after) = after.split_at_mut(bytes);
+        *pieces.get_mut(n_pieces).ok_or(OVERLAP)? = (at, before);
+        n_pieces += 1;
+        if which == MAX_OUTPUTS {
+            scratch = Some(cut);
+        } else {
+            *out.get_mut(which).ok_or(OVERLAP)? = Some(cut);
+        }
+        data = after;
+        at = offset + bytes;
+    }
+    *pieces.get_mut(n_pieces).ok_or(OVERLAP)? = (at, data);
+    n_pieces += 1;
+    // Outputs of no bytes (empty tensors) get an empty slice.
+    for (slot, e) in out.iter_mut().zip(empty.iter_mut()).take(n_out) {
+        if slot.is_none() {
+            *slot = Some(&mut e[..]);
+        }
+    }
+    let mut out_len = [None; N];
+    let persistent_start = rec.persistent as usize;
+    let persistent = pieces[..n_pieces]
+        .iter()
+        .find_map(|&(at, p)| {
+            let s = persistent_start.checked_sub(at)?;
+            p.get(s..s + rec.persistent_bytes as usize)
+        })
+        .unwrap_or(&[]);
+    {
+        let mut ctx = Eval {
+            params: &rec.params,
+            records,
+            inputs,
+            outputs,
+            rest: &pieces[..n_pieces],
+            out: &mut out[..n_out],
+            out_len: &mut out_len[..n_out],
+            scratch,
+            persistent,
+            model,
+        };
+        (kernel.eval)(&mut ctx)?;
+    }
+    // String outputs: record their encoded length.
+    for (k, &t) in outputs.iter().enumerate() {
+        let Some(r) = usize::try_from(t).ok().and_then(|t| records.get_mut(t)) else {
+            continue;
+        };
+        if let Some(len) = out_len.get(k).copied().flatten() {
+            r.len = len.min(r.bytes);
+            r.written = 1;
+        }
+    }
+    Ok(())
 }

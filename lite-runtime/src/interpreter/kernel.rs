@@ -398,7 +398,12 @@ impl<'e> Eval<'e> {
     pub fn input<T: Element>(&self, i: usize) -> Result<&'e [T], KernelError> {
         let r = self.input_record(i)?;
         check_type::<T>(r)?;
-        <[T]>::try_ref_from_bytes(self.input_bytes(i)?).map_err(|_| BAD_BYTES)
+        let bytes = self.input_bytes(i)?;
+        if bytes.is_empty() {
+            // An empty tensor: `&[]`'s dangling address may not suit `T`'s alignment.
+            return Ok(&[]);
+        }
+        <[T]>::try_ref_from_bytes(bytes).map_err(|_| BAD_BYTES)
     }
 
     /// Input `i` as a TFLite string tensor.
@@ -442,6 +447,9 @@ impl<'e> Eval<'e> {
         if T::DTYPE == tessera_core::tensor::DType::Bool {
             // Arena bytes may hold anything; bool must be 0 or 1 before it is viewed.
             bytes.fill(0);
+        }
+        if bytes.is_empty() {
+            return Ok(&mut []);
         }
         <[T]>::try_mut_from_bytes(bytes).map_err(|_| BAD_BYTES)
     }

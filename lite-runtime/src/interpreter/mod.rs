@@ -234,6 +234,9 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         setup::write_tables(&model, &graph, resolver, options, &m, plan, tables)?;
         let (header, data) = region.split_at_mut(m.data);
         let (data, _) = data.split_at_mut(total - m.data);
+        // The plan's table lay here: start every tensor at zero (inputs not set read as
+        // zeros, deterministically), before the constants are copied in.
+        data.fill(0);
         let mut this = Self {
             model,
             graph,
@@ -551,8 +554,12 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         if T::DTYPE == tessera_core::tensor::DType::Bool {
             bytes.iter_mut().for_each(|b| *b &= 1);
         }
-        let slice = <[T]>::try_mut_from_bytes(bytes)
-            .map_err(|_| InterpreterError::at_tensor(ErrorKind::TooLarge, t))?;
+        let slice = if bytes.is_empty() {
+            &mut [] // `&[]`'s dangling address may not suit `T`'s alignment
+        } else {
+            <[T]>::try_mut_from_bytes(bytes)
+                .map_err(|_| InterpreterError::at_tensor(ErrorKind::TooLarge, t))?
+        };
         TensorViewMut::new(slice, shape.dims())
             .map_err(|_| InterpreterError::at_tensor(ErrorKind::Shape, t))
     }
@@ -592,8 +599,12 @@ impl<'m, 'a> Interpreter<'m, 'a> {
     pub fn tensor<T: Element>(&self, t: usize) -> Result<TensorView<'_, T>, InterpreterError> {
         let shape = self.typed_shape::<T>(t)?;
         let bytes = self.arena_bytes(t)?;
-        let slice = <[T]>::try_ref_from_bytes(bytes)
-            .map_err(|_| InterpreterError::at_tensor(ErrorKind::TooLarge, t))?;
+        let slice = if bytes.is_empty() {
+            &[]
+        } else {
+            <[T]>::try_ref_from_bytes(bytes)
+                .map_err(|_| InterpreterError::at_tensor(ErrorKind::TooLarge, t))?
+        };
         TensorView::new(slice, shape.dims())
             .map_err(|_| InterpreterError::at_tensor(ErrorKind::Shape, t))
     }
