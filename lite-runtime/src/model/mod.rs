@@ -65,7 +65,7 @@ mod vectors;
 mod verify;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use buffer::Buffer;
 pub use error::{ErrorKind, Location, ModelError};

@@ -1,6 +1,6 @@
 //! Tests of the model loader over models written by a test-only flatbuffer builder.
 
-mod builder;
+pub(crate) mod builder;
 mod malformed;
 mod props;
 mod sample;

@@ -495,9 +495,7 @@ fn select_shapes() {
 }
 
 /// End to end: one-operator models set up and run by the interpreter.
-#[path = "../tests/one_op.rs"]
-#[allow(dead_code, clippy::duplicate_mod)] // shared by each family's tests; uses part of it
-mod one_op;
+use crate::interpreter::kernels::one_op;
 
 mod end_to_end {
     use super::one_op::{

@@ -169,9 +169,7 @@ fn an_index_out_of_range_names_its_position() {
     );
 }
 
-#[path = "../tests/one_op.rs"]
-#[allow(dead_code)]
-mod one_op;
+use crate::interpreter::kernels::one_op;
 
 /// GATHER and EMBEDDING_LOOKUP through setup and invoke, on one-operator models.
 mod end_to_end {

@@ -370,9 +370,7 @@ fn element_types_quantized_refused() {
     assert!(element_bytes(TensorType::String).is_err());
 }
 
-#[path = "../tests/one_op.rs"]
-#[allow(dead_code)]
-mod one_op;
+use crate::interpreter::kernels::one_op;
 
 /// The kernels through setup and invoke, on one-operator models.
 mod end_to_end {

@@ -1,9 +1,7 @@
 //! One-operator models for end-to-end kernel tests: written with the loader tests' flatbuffer
 //! builder, set up and run by the interpreter with every kernel registered.
 
-#[path = "../../../model/tests/builder.rs"]
-#[allow(dead_code)]
-mod builder;
+use crate::model::tests::builder;
 
 pub use builder::F;
 use builder::{Obj, T, bytes, finish, ints, string, tables};

@@ -250,9 +250,7 @@ proptest! {
 
 // ---- End to end: one-operator models through setup and invoke ----
 
-#[path = "one_op.rs"]
-#[allow(dead_code)] // each test module uses part of it
-mod one_op;
+use crate::interpreter::kernels::one_op;
 
 use crate::interpreter::{ErrorKind, InterpreterError};
 use one_op::{

@@ -301,9 +301,7 @@ fn ops_elementwise_fixture_unary_outputs() {
 
 // ---- End to end: one-operator models through setup and invoke ----
 
-#[path = "one_op.rs"]
-#[allow(dead_code)] // each test module uses part of it
-mod one_op;
+use crate::interpreter::kernels::one_op;
 
 use crate::interpreter::{ErrorKind, InterpreterError};
 use one_op::{BOOL, F, F32, I8, I32, U8, f32s, model, run, to_f32s, to_i32s, var};
