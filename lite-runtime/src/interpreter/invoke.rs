@@ -23,7 +23,7 @@ impl Interpreter<'_, '_> {
     /// A kernel's error (a bad index in the data, strings over their budget), naming the
     /// operator. The outputs are then unspecified; the interpreter may be invoked again.
     pub fn invoke(&mut self) -> Result<(), InterpreterError> {
-        for j in 0..self.measure.ops {
+        for j in 0..(self.counts.ops as usize) {
             self.run_operator(j)?;
         }
         Ok(())
@@ -35,11 +35,11 @@ impl Interpreter<'_, '_> {
         let name = kernel.op.name();
         let fail = |e: KernelError| InterpreterError::at_op(ErrorKind::Kernel(e), j, name);
 
-        let t_bytes = self.measure.tensors * size_of::<TensorRecord>();
-        let o_bytes = self.measure.ops * size_of::<OpRecord>();
+        let t_bytes = (self.counts.tensors as usize) * size_of::<TensorRecord>();
+        let o_bytes = (self.counts.ops as usize) * size_of::<OpRecord>();
         let (records, rest) = self.header.split_at_mut(t_bytes);
         let operands_bytes = rest
-            .get(o_bytes..o_bytes + self.measure.operands * 4)
+            .get(o_bytes..o_bytes + (self.counts.operands as usize) * 4)
             .ok_or(fail(OVERLAP))?;
         let operands = <[i32]>::ref_from_bytes(operands_bytes).map_err(|_| fail(OVERLAP))?;
         let records = <[TensorRecord]>::mut_from_bytes(records).map_err(|_| fail(OVERLAP))?;

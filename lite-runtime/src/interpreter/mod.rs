@@ -12,7 +12,9 @@
 //!   natively (little-endian, or one byte per element) and their address suits their type;
 //!   otherwise (a model at an odd address, a big-endian host) they are copied once, at setup,
 //!   into the arena, in the host's byte order.
-//! - Graph inputs keep their values across invokes (as in TensorFlow Lite); set them with
+//! - Graph inputs start as zeros (strings: empty strings) and keep their values across
+//!   invokes, as in TensorFlow Lite ([`Options::preserve_inputs`] off trades that for a
+//!   smaller arena, as in TensorFlow Lite Micro); set them with
 //!   [`Interpreter::input`] / [`Interpreter::set_input_strings`], read outputs with
 //!   [`Interpreter::output`] / [`Interpreter::output_strings`].
 //! - String tensors that are not constants get a byte budget in the arena
@@ -66,6 +68,10 @@ pub struct Options {
     pub string_bytes: usize,
     /// The subgraph to run. Default 0, the main graph.
     pub subgraph: usize,
+    /// Keep graph inputs' values across invokes, as TensorFlow Lite does (default). Off,
+    /// inputs live only until their last reader and later tensors may reuse their bytes, as
+    /// in TensorFlow Lite Micro: a smaller arena, but inputs must be set before every invoke.
+    pub preserve_inputs: bool,
 }
 
 impl Default for Options {
@@ -73,6 +79,7 @@ impl Default for Options {
         Self {
             string_bytes: 1024,
             subgraph: 0,
+            preserve_inputs: true,
         }
     }
 }
@@ -90,16 +97,25 @@ pub struct Interpreter<'m, 'a> {
     header: &'a mut [u8],
     /// Persistent and planned data.
     data: &'a mut [u8],
-    measure: Measure,
+    counts: Counts,
     /// Bytes of the caller's region used, alignment padding included.
     used: usize,
+}
+
+/// Tensors, operators and operand-table entries: where the header's tables end. (`u32`:
+/// the interpreter value is part of the caller's memory too.)
+#[derive(Debug, Clone, Copy)]
+struct Counts {
+    tensors: u32,
+    ops: u32,
+    operands: u32,
 }
 
 impl core::fmt::Debug for Interpreter<'_, '_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Interpreter")
-            .field("tensors", &self.measure.tensors)
-            .field("operators", &self.measure.ops)
+            .field("tensors", &self.counts.tensors)
+            .field("operators", &self.counts.ops)
             .field("arena_used_bytes", &self.used)
             .finish_non_exhaustive()
     }
@@ -243,10 +259,16 @@ impl<'m, 'a> Interpreter<'m, 'a> {
             kernels: resolver.kernels(),
             header,
             data,
-            measure: m,
+            // Each count is below `total`, which measure() checked fits u32.
+            counts: Counts {
+                tensors: m.tensors as u32,
+                ops: m.ops as u32,
+                operands: m.operands as u32,
+            },
             used: pad + total,
         };
         this.copy_constants()?;
+        this.empty_string_inputs();
         this.run_inits()?;
         Ok(this)
     }
@@ -264,12 +286,12 @@ impl<'m, 'a> Interpreter<'m, 'a> {
     }
 
     fn records(&self) -> &[TensorRecord] {
-        let bytes = &self.header[..self.measure.tensors * size_of::<TensorRecord>()];
+        let bytes = &self.header[..(self.counts.tensors as usize) * size_of::<TensorRecord>()];
         <[TensorRecord]>::ref_from_bytes(bytes).unwrap_or(&[])
     }
 
     fn records_mut(&mut self) -> &mut [TensorRecord] {
-        let n = self.measure.tensors * size_of::<TensorRecord>();
+        let n = (self.counts.tensors as usize) * size_of::<TensorRecord>();
         <[TensorRecord]>::mut_from_bytes(&mut self.header[..n]).unwrap_or(&mut [])
     }
 
@@ -302,8 +324,23 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         Ok(())
     }
 
+    /// String inputs start as empty strings, one per element of their shape (as numbers start
+    /// at zero), so a model run without setting them reads valid string tensors.
+    fn empty_string_inputs(&mut self) {
+        for i in 0..self.input_count() {
+            let Ok(t) = self.input_tensor(i) else {
+                continue;
+            };
+            if self.tensor_type(t) == Ok(TensorType::String) {
+                let n = self.tensor_shape(t).map_or(0, |s| s.elements());
+                // Over the budget (a huge shape): left unwritten, an error when read.
+                let _ = self.set_input_strings(i, core::iter::repeat_n(&[][..], n));
+            }
+        }
+    }
+
     fn run_inits(&mut self) -> Result<(), InterpreterError> {
-        for j in 0..self.measure.ops {
+        for j in 0..(self.counts.ops as usize) {
             let rec = self.op_record(j);
             let kernel = self.kernel(j, &rec)?;
             let Some(init) = kernel.init else { continue };
@@ -343,7 +380,8 @@ impl<'m, 'a> Interpreter<'m, 'a> {
     }
 
     fn op_record(&self, j: usize) -> OpRecord {
-        let at = self.measure.tensors * size_of::<TensorRecord>() + j * size_of::<OpRecord>();
+        let at =
+            (self.counts.tensors as usize) * size_of::<TensorRecord>() + j * size_of::<OpRecord>();
         self.header
             .get(at..at + size_of::<OpRecord>())
             .and_then(|b| OpRecord::read_from_bytes(b).ok())

@@ -321,10 +321,14 @@ pub(crate) fn measure(
         }
     };
     // Graph inputs are alive from the start and, as in TensorFlow Lite, to the end: they are
-    // kept across invokes. Outputs are alive to the end, to be read.
+    // kept across invokes (unless `preserve_inputs` is off: then, as in TensorFlow Lite Micro,
+    // only to their last reader, and their bytes may be reused). Outputs are alive to the
+    // end, to be read.
     for i in graph.inputs().iter().flatten() {
         widen(plan, i, 0);
-        widen(plan, i, end);
+        if options.preserve_inputs {
+            widen(plan, i, end);
+        }
     }
     for i in graph.outputs().iter().flatten() {
         widen(plan, i, end);
