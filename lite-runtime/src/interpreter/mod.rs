@@ -44,6 +44,8 @@ pub mod kernels;
 mod record;
 mod resolver;
 mod setup;
+#[cfg(all(test, feature = "std"))]
+mod tests;
 
 pub use error::{ErrorKind, InterpreterError, KernelError};
 pub use kernel::{Desc, Eval, Init, InitFn, Kernel, MAX_INPUTS, MAX_OUTPUTS, Prepare};

@@ -1,0 +1,190 @@
+//! End-to-end checks of the interpreter on small fixture models (TensorFlow's converter, see
+//! `tests/fixtures/models/README.md`) against LiteRT's outputs. Small enough for Miri, where
+//! they check the byte-order paths on a big-endian host (s390x): constants copied and
+//! swapped at set-up, `.npy` data (little-endian) into host-order tensors.
+
+use super::*;
+use crate::model::BuiltinOperator;
+use crate::npy::{Npy, NpyType};
+
+const SPARSE: &[u8] = include_bytes!("../../../tests/fixtures/models/sparse.tflite");
+const SPARSE_IN: &[u8] = include_bytes!("../../../tests/fixtures/models/sparse.in0.npy");
+const SPARSE_OUT: &[u8] = include_bytes!("../../../tests/fixtures/models/sparse.out0.npy");
+const STRINGS: &[u8] = include_bytes!("../../../tests/fixtures/models/strings.tflite");
+const REDUCE: &[u8] = include_bytes!("../../../tests/fixtures/models/ops_reduce.tflite");
+const REDUCE_IN: &[u8] = include_bytes!("../../../tests/fixtures/models/ops_reduce.in0.npy");
+const REDUCE_OUT: [&[u8]; 5] = [
+    include_bytes!("../../../tests/fixtures/models/ops_reduce.out0.npy"),
+    include_bytes!("../../../tests/fixtures/models/ops_reduce.out1.npy"),
+    include_bytes!("../../../tests/fixtures/models/ops_reduce.out2.npy"),
+    include_bytes!("../../../tests/fixtures/models/ops_reduce.out3.npy"),
+    include_bytes!("../../../tests/fixtures/models/ops_reduce.out4.npy"),
+];
+
+/// `bytes` copied `shift` bytes past a 16-byte boundary.
+fn placed(bytes: &[u8], shift: usize) -> (std::vec::Vec<u8>, usize) {
+    let mut buf = std::vec![0u8; bytes.len() + 32];
+    let at = buf.as_ptr().align_offset(16) + shift;
+    buf[at..at + bytes.len()].copy_from_slice(bytes);
+    (buf, at)
+}
+
+/// `.npy` (little-endian) bytes into the host's order, or back.
+fn swap(t: NpyType, bytes: &mut [u8]) {
+    if cfg!(target_endian = "big") && t.size() > 1 && !matches!(t, NpyType::Bytes(_)) {
+        for w in bytes.chunks_exact_mut(t.size()) {
+            w.reverse();
+        }
+    }
+}
+
+fn set(it: &mut Interpreter<'_, '_>, i: usize, file: &[u8]) {
+    let npy = Npy::parse(file).unwrap();
+    let dst = it.input_bytes_mut(i).unwrap();
+    dst.copy_from_slice(&npy.data);
+    swap(npy.dtype, dst);
+}
+
+fn check(it: &Interpreter<'_, '_>, j: usize, file: &[u8]) {
+    let want = Npy::parse(file).unwrap();
+    let mut got = it.output_bytes(j).unwrap().to_vec();
+    swap(want.dtype, &mut got);
+    assert_eq!(
+        it.tensor_shape(it.output_tensor(j).unwrap())
+            .unwrap()
+            .dims(),
+        &want.shape[..]
+    );
+    if want.dtype == NpyType::F32 {
+        for (g, w) in got.chunks(4).zip(want.data.chunks(4)) {
+            let g = f32::from_le_bytes(g.try_into().unwrap());
+            let w = f32::from_le_bytes(w.try_into().unwrap());
+            assert!(
+                (g - w).abs() <= 1e-5 + 1e-5 * w.abs(),
+                "output {j}: {g}, LiteRT {w}"
+            );
+        }
+    } else {
+        assert_eq!(got, want.data, "output {j}");
+    }
+}
+
+fn setup<'m, 'a>(model: Model<'m>, arena: &'a mut std::vec::Vec<u8>) -> Interpreter<'m, 'a> {
+    let options = Options::default();
+    arena.resize(Interpreter::required(&model, &AllOps, &options).unwrap(), 0);
+    Interpreter::new(model, &AllOps, arena, &options).unwrap()
+}
+
+#[test]
+fn sparse_weights_in_place_and_copied_give_litert_outputs() {
+    // Shift 0: constants read in place (on little-endian hosts); shift 1: copied at set-up.
+    for shift in [0, 1] {
+        let (buf, at) = placed(SPARSE, shift);
+        let model = Model::load(&buf[at..at + SPARSE.len()]).unwrap();
+        let mut arena = std::vec::Vec::new();
+        let mut it = setup(model, &mut arena);
+        set(&mut it, 0, SPARSE_IN);
+        for _ in 0..2 {
+            it.invoke().unwrap();
+            check(&it, 0, SPARSE_OUT);
+        }
+    }
+}
+
+#[test]
+fn reductions_and_int64_outputs_give_litert_outputs() {
+    let model = Model::load(REDUCE).unwrap();
+    let mut arena = std::vec::Vec::new();
+    let mut it = setup(model, &mut arena);
+    set(&mut it, 0, REDUCE_IN);
+    it.invoke().unwrap();
+    for (j, want) in REDUCE_OUT.iter().enumerate() {
+        check(&it, j, want);
+    }
+}
+
+#[test]
+fn string_gathers_read_and_write_strings_in_the_arena() {
+    let model = Model::load(STRINGS).unwrap();
+    let mut arena = std::vec::Vec::new();
+    let mut it = setup(model, &mut arena);
+    // Inputs: ids [5] into an 8-string constant table, words [4], picks [2, 3] into words.
+    let ids = it.signature_input("serving_default", "ids").unwrap();
+    let words = it.signature_input("serving_default", "words").unwrap();
+    let pick = it.signature_input("serving_default", "pick").unwrap();
+    it.input::<i32>(ids)
+        .unwrap()
+        .as_slice_mut()
+        .unwrap()
+        .copy_from_slice(&[3, 0, 1, 7, 3]);
+    let w: [&[u8]; 4] = [b"hello", b"", b"a word longer than twenty-two bytes", b"ok"];
+    it.set_input_strings(words, w).unwrap();
+    it.input::<i32>(pick)
+        .unwrap()
+        .as_slice_mut()
+        .unwrap()
+        .copy_from_slice(&[2, 0, 3, 1, 1, 2]);
+    it.invoke().unwrap();
+    let picked = it.signature_output("serving_default", "picked").unwrap();
+    let got: std::vec::Vec<&[u8]> = it.output_strings(picked).unwrap().iter().collect();
+    assert_eq!(got, [w[2], w[0], w[3], w[1], w[1], w[2]]);
+    let names = it.signature_output("serving_default", "names").unwrap();
+    let got: std::vec::Vec<&[u8]> = it.output_strings(names).unwrap().iter().collect();
+    assert_eq!(got[1], b"apple");
+    assert_eq!(got[3], b"fig");
+
+    // A bad index in the data: an error naming the operator and the position.
+    it.input::<i32>(ids).unwrap().as_slice_mut().unwrap()[2] = 8;
+    let e = it.invoke().unwrap_err();
+    assert!(e.operator.is_some() && e.op == Some("GATHER"), "{e}");
+    assert!(matches!(
+        e.kind,
+        ErrorKind::Kernel(KernelError::IndexOutOfRange {
+            position: 2,
+            index: 8,
+            limit: 8,
+            ..
+        })
+    ));
+    // Strings over the input's budget: the bytes needed.
+    let long = [[b'x'; 2000].as_slice(); 4];
+    let e = it.set_input_strings(words, long).unwrap_err();
+    assert_eq!(
+        e.kind,
+        ErrorKind::InputStrings {
+            needed: 4 * 6 + 8000,
+            budget: Options::default().string_bytes
+        }
+    );
+}
+
+#[test]
+fn set_up_errors_say_what_and_where() {
+    let model = Model::load(SPARSE).unwrap();
+    let options = Options::default();
+    let needed = Interpreter::required(&model, &AllOps, &options).unwrap();
+    let mut small = std::vec![0u8; 100];
+    let e = Interpreter::new(model, &AllOps, &mut small, &options).unwrap_err();
+    match e.kind {
+        ErrorKind::ArenaTooSmall {
+            needed: n,
+            available,
+        } => {
+            assert_eq!(available, 100);
+            assert!(n > 100 && n <= needed, "{n} vs {needed}");
+        }
+        k => panic!("{k:?}"),
+    }
+    // Only FULLY_CONNECTED registered: the DENSIFY at operator 0 is named.
+    let mut ops = MutableOpResolver::<1>::new();
+    ops.add(&kernels::FULLY_CONNECTED).unwrap();
+    let e = Interpreter::required(&model, &ops, &options).unwrap_err();
+    assert_eq!(e.operator, Some(0));
+    assert_eq!(
+        e.kind,
+        ErrorKind::UnregisteredOp {
+            name: BuiltinOperator::Densify.name()
+        }
+    );
+    assert!(std::format!("{e}").contains("DENSIFY"));
+}
