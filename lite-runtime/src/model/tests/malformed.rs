@@ -490,6 +490,7 @@ fn unknown_tensor_type_and_opcode_index() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore)] // a 1 MB file checked to its budget: minutes under Miri, safe code
 fn shared_objects_cannot_make_loading_slow() {
     // A tensor vector of 200 000 entries all pointing at one tensor with a 60 000-entry shape
     // of ones: checking every reference naively reads 48 GB from a 1 MB file. The budget
