@@ -141,6 +141,18 @@ conformance! {
     ops_reduce: "ops_reduce", "out";
     ops_shape: "ops_shape", "out";
     ops_dynamic: "ops_dynamic", "out";
+    conv_variants_float: "conv_variants_float", "out";
+    kws_float: "kws_float", "out";
+    kws_float_offsets: "kws_float_offsets", "out";
+    image_float: "image_float", "out";
+    conv_variants_int8: "conv_variants_int8", "ref_out";
+    kws_int8: "kws_int8", "ref_out";
+    kws_int8_per_tensor: "kws_int8_per_tensor", "ref_out";
+    kws_int16: "kws_int16", "ref_out";
+    int8_dense: "int8_dense", "ref_out";
+    int8_float_io: "int8_float_io", "ref_out";
+    ops_int8: "ops_int8", "ref_out";
+    image_int8: "image_int8", "ref_out";
 }
 
 #[test]

@@ -18,7 +18,7 @@
 //! int16 arithmetic and comparisons are refused (another kernel's work); SELECT and SELECT_V2
 //! copy elements and take those types too, as TensorFlow Lite does.
 
-mod broadcast;
+pub(super) mod broadcast;
 #[cfg(test)]
 mod tests;
 
@@ -28,6 +28,7 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 use self::broadcast::{Broadcast, broadcast_shape, map2, map2_indexed, select3};
 use super::activation::float_range;
+use super::quantized::arith as quantized;
 use crate::interpreter::{Eval, Kernel, KernelError, Prepare, Shape};
 use crate::model::{Activation, BuiltinOperator, BuiltinOptions, TensorType};
 
@@ -476,6 +477,9 @@ fn refuse_quantized(t: TensorType) -> Result<(), KernelError> {
 }
 
 fn prepare_arith<const OP: u8>(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    if matches!(OP, op::ADD | op::MUL) && quantized::handles(ctx.input(0)?.dtype) {
+        return quantized::prepare(ctx, OP == op::MUL);
+    }
     let a = ctx.input(0)?;
     let b = ctx.input(1)?;
     let out = ctx.output(0)?;
@@ -557,6 +561,9 @@ fn run_arith<T: Number, const OP: u8>(
 }
 
 fn eval_arith<const OP: u8>(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    if matches!(OP, op::ADD | op::MUL) && quantized::handles(ctx.input_type(0)?) {
+        return quantized::eval(ctx, OP == op::MUL);
+    }
     let p: ArithParams = ctx.params();
     let on = p.clamp != 0;
     match ctx.input_type(0)? {

@@ -13,6 +13,7 @@
 //! and divides truncating toward zero, an empty reduction's MEAN is 0 and its REDUCE_MAX the
 //! type's lowest value.
 
+use super::quantized::mean as quantized;
 use super::unary::{input_n, output_n};
 use crate::interpreter::{Eval, Kernel, KernelError, MAX_DIMS, Prepare, Shape};
 use crate::model::{BuiltinOperator, BuiltinOptions, TensorType};
@@ -238,6 +239,9 @@ pub(crate) fn reduced_shape(input: &Shape, mask: u32, keep_dims: bool) -> (Shape
 }
 
 fn prepare_mean(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    if quantized::handles(ctx.input(0)?.dtype) {
+        return quantized::prepare(ctx);
+    }
     prepare_reduce(ctx, true)
 }
 
@@ -390,6 +394,9 @@ fn eval_max(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
 }
 
 fn eval_mean(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    if quantized::handles(ctx.input_type(0)?) {
+        return quantized::eval(ctx);
+    }
     let p: ReduceParams = ctx.params();
     let (ni, no) = (p.inputs as usize, p.outputs as usize);
     let count = p.count as usize;

@@ -12,6 +12,7 @@ mod plan;
 #[cfg(test)]
 mod tests;
 
+use super::quantized::concatenation as quantized;
 use operands::{
     MAX_SPEC, check_spec, const_spec, element_bytes, eval_spec, small, words, words_mut,
     write_strings,
@@ -27,8 +28,8 @@ use crate::model::{Activation, BuiltinOperator, BuiltinOptions, TensorType};
 pub static CONCATENATION: Kernel = Kernel {
     op: BuiltinOperator::Concatenation,
     prepare: prepare_concatenation,
-    init: None,
-    eval: eval_joined,
+    init: Some(quantized::init),
+    eval: eval_concatenation,
 };
 
 /// SLICE.
@@ -140,6 +141,9 @@ struct Joined {
 }
 
 fn prepare_concatenation(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    if quantized::handles(ctx.input(0)?.dtype) {
+        return quantized::prepare(ctx);
+    }
     let BuiltinOptions::Concatenation { axis, activation } = ctx.operator().options() else {
         return Err(KernelError::Mismatch {
             what: "options are not ConcatenationOptions",
@@ -245,6 +249,13 @@ fn prepare_pack(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
         lo: 0.0,
         hi: 0.0,
     })
+}
+
+fn eval_concatenation(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    if quantized::handles(ctx.input_type(0)?) {
+        return quantized::eval(ctx);
+    }
+    eval_joined(ctx)
 }
 
 fn eval_joined(ctx: &mut Eval<'_>) -> Result<(), KernelError> {

@@ -8,6 +8,7 @@
 //! branch-free polynomials ([`exp`], [`tanh`]) so the loops vectorize, as LiteRT's Eigen
 //! kernels (themselves approximations) do; they stay within 2e-6 relative of the true values.
 
+use super::quantized;
 use crate::interpreter::{Eval, Kernel, KernelError, Prepare};
 use crate::model::{BuiltinOperator, BuiltinOptions, TensorType};
 use tessera_core::tensor::Element;
@@ -16,16 +17,16 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 /// LOGISTIC.
 pub static LOGISTIC: Kernel = Kernel {
     op: BuiltinOperator::Logistic,
-    prepare: prepare_float,
-    init: None,
+    prepare: prepare_logistic,
+    init: Some(quantized::activation::init_logistic),
     eval: eval_logistic,
 };
 
 /// TANH.
 pub static TANH: Kernel = Kernel {
     op: BuiltinOperator::Tanh,
-    prepare: prepare_float,
-    init: None,
+    prepare: prepare_tanh,
+    init: Some(quantized::activation::init_tanh),
     eval: eval_tanh,
 };
 
@@ -57,7 +58,7 @@ pub static LEAKY_RELU: Kernel = Kernel {
 pub static SOFTMAX: Kernel = Kernel {
     op: BuiltinOperator::Softmax,
     prepare: prepare_softmax,
-    init: None,
+    init: Some(quantized::softmax::init),
     eval: eval_softmax,
 };
 
@@ -168,6 +169,9 @@ fn prepare_leaky_relu(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
 }
 
 fn prepare_softmax(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    if quantized::softmax::handles(ctx.input(0)?.dtype) {
+        return quantized::softmax::prepare(ctx);
+    }
     let BuiltinOptions::Softmax { beta } = ctx.operator().options() else {
         return Err(KernelError::Mismatch {
             what: "options are not SoftmaxOptions",
@@ -214,11 +218,31 @@ fn map(ctx: &mut Eval<'_>, f: impl Fn(f32) -> f32) -> Result<(), KernelError> {
     Ok(())
 }
 
+fn prepare_logistic(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    if quantized::activation::handles(ctx.input(0)?.dtype) {
+        return quantized::activation::prepare_logistic(ctx);
+    }
+    prepare_float(ctx)
+}
+
+fn prepare_tanh(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    if quantized::activation::handles(ctx.input(0)?.dtype) {
+        return quantized::activation::prepare_tanh(ctx);
+    }
+    prepare_float(ctx)
+}
+
 fn eval_logistic(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    if quantized::activation::handles(ctx.input_type(0)?) {
+        return quantized::activation::eval(ctx);
+    }
     map(ctx, logistic)
 }
 
 fn eval_tanh(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    if quantized::activation::handles(ctx.input_type(0)?) {
+        return quantized::activation::eval(ctx);
+    }
     map(ctx, tanh)
 }
 
@@ -244,6 +268,9 @@ fn rows<'a>(ctx: &mut Eval<'a>) -> Result<(&'a [f32], &'a mut [f32], Params), Ke
 }
 
 fn eval_softmax(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    if quantized::softmax::handles(ctx.input_type(0)?) {
+        return quantized::softmax::eval(ctx);
+    }
     let (x, y, p) = rows(ctx)?;
     softmax_rows(x, y, p.depth as usize, p.value);
     Ok(())

@@ -164,6 +164,13 @@ pub(crate) fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
     Ok(())
 }
 
+/// One int8 value at the output's scale: `round(q * scale + bias) + zero_point`, clamped.
+#[inline]
+fn requantize(q: i8, r: &Rescale, output_zero_point: i32) -> i8 {
+    let v = libm::roundf(f32::from(q) * r.scale + r.bias) as i32;
+    v.wrapping_add(output_zero_point).clamp(-128, 127) as i8
+}
+
 pub(crate) fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
     let p: Params = ctx.params();
     let outer = p.outer as usize;
@@ -199,8 +206,7 @@ pub(crate) fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
                 d.copy_from_slice(src);
             } else {
                 for (d, &s) in d.iter_mut().zip(src) {
-                    let v = libm::roundf(f32::from(s as i8) * rescale.scale + rescale.bias) as i32;
-                    *d = v.wrapping_add(p.output_zero_point).clamp(-128, 127) as i8 as u8;
+                    *d = requantize(s as i8, rescale, p.output_zero_point) as u8;
                 }
             }
         }
@@ -208,3 +214,7 @@ pub(crate) fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "../tests/quantized_concatenation.rs"]
+mod tests;

@@ -4,6 +4,7 @@
 //! input is quantized. The quantization arithmetic itself is in [`quant`](super::quant).
 
 pub(crate) mod activation;
+pub(crate) mod arith;
 pub(crate) mod concatenation;
 pub(crate) mod fixed_point;
 pub(crate) mod lut;

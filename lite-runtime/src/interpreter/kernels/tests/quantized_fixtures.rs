@@ -1,42 +1,9 @@
-//! The quantized fixture models (LiteRT `BUILTIN_REF` outputs) run through these kernels
-//! registered directly, so they are checked whatever the float kernels dispatch to.
+//! The quantized fixture models give LiteRT's `BUILTIN_REF` outputs bit for bit through the
+//! float kernels' dispatch to these (the crate-level twin of the conformance test, so
+//! `cargo test -p tessera-lite --lib interpreter` checks them too).
 
-use super::*;
-use crate::interpreter::kernels::ALL;
-use crate::interpreter::{Interpreter, Kernel, MutableOpResolver, Options};
-use crate::model::{BuiltinOperator, Model};
-
-static SOFTMAX: Kernel = Kernel {
-    op: BuiltinOperator::Softmax,
-    prepare: softmax::prepare,
-    init: Some(softmax::init),
-    eval: softmax::eval,
-};
-
-static LOGISTIC: Kernel = Kernel {
-    op: BuiltinOperator::Logistic,
-    prepare: activation::prepare_logistic,
-    init: Some(activation::init_logistic),
-    eval: activation::eval,
-};
-
-static TANH: Kernel = Kernel {
-    op: BuiltinOperator::Tanh,
-    prepare: activation::prepare_tanh,
-    init: Some(activation::init_tanh),
-    eval: activation::eval,
-};
-
-fn resolver() -> MutableOpResolver<96> {
-    let mut r = MutableOpResolver::<96>::new();
-    for k in ALL {
-        r.add(k).unwrap();
-    }
-    for k in [&SOFTMAX, &LOGISTIC, &TANH] {
-        r.add(k).unwrap();
-    }
-    r
-}
+use crate::interpreter::{AllOps, Interpreter, Options};
+use crate::model::Model;
 
 fn read(name: &str) -> Vec<u8> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -57,7 +24,7 @@ fn check(name: &str) {
     let buf: &mut [u8] = bytemuck_bytes(&mut aligned);
     buf[..model_bytes.len()].copy_from_slice(&model_bytes);
     let model = Model::load(&buf[..model_bytes.len()]).unwrap();
-    let r = resolver();
+    let r = AllOps;
     let options = Options::default();
     let needed =
         Interpreter::required(&model, &r, &options).unwrap_or_else(|e| panic!("{name}: {e}"));

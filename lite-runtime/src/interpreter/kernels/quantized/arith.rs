@@ -1,0 +1,239 @@
+//! ADD and MUL on quantized tensors (int8; int16 with zero points 0), with broadcasting, as
+//! LiteRT's reference kernels compute each element (`reference_integer_ops::AddFunc` /
+//! `reference_ops::AddElementwise`, `MulElementwise`):
+//!
+//! - ADD: both operands, offset by their zero points, are shifted left (20 bits for int8,
+//!   15 for int16), each scaled by its multiplier (`scale / (2 * max scale)`), summed, and
+//!   the sum scaled by `2 * max scale / (2^shift * output scale)`; every multiplier below one
+//!   (`QuantizeMultiplierSmallerThanOneExp`).
+//! - MUL: the product of the offset operands scaled by `s1 * s2 / s_out` (a `float` product
+//!   and quotient, as the reference computes it, then `QuantizeMultiplier`).
+//!
+//! Then the output zero point and the fused activation's clamp.
+
+use super::super::binary::broadcast::{Broadcast, broadcast_shape, map2};
+use super::super::quant::{self, multiply_by_quantized_multiplier as mbqm};
+use crate::interpreter::{Eval, KernelError, Prepare};
+use crate::model::{Activation, BuiltinOptions, TensorType};
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
+
+#[derive(Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable)]
+#[repr(C)]
+pub(crate) struct Params {
+    /// 1: int16 tensors; 0: int8.
+    wide: u32,
+    left_shift: i32,
+    input1_offset: i32,
+    input1_multiplier: i32,
+    input1_shift: i32,
+    input2_offset: i32,
+    input2_multiplier: i32,
+    input2_shift: i32,
+    output_offset: i32,
+    output_multiplier: i32,
+    output_shift: i32,
+    lo: i32,
+    hi: i32,
+}
+
+/// Whether this file runs ADD / MUL for an input of type `t`.
+pub(crate) fn handles(t: TensorType) -> bool {
+    matches!(t, TensorType::Int8 | TensorType::Int16)
+}
+
+/// Below-one multiplier (`QuantizeMultiplierSmallerThanOneExp`): refused outside `(0, 1)`,
+/// where the reference aborts.
+fn below_one(m: f64) -> Result<(i32, i32), KernelError> {
+    if !(m > 0.0 && m < 1.0) {
+        return Err(KernelError::Unsupported {
+            what: "quantized ADD scale ratio not below one",
+        });
+    }
+    let (q, s) = quant::checked_multiplier(m, false)?;
+    if s > 0 {
+        return Err(KernelError::Unsupported {
+            what: "quantized ADD scale ratio not below one",
+        });
+    }
+    Ok((q, s))
+}
+
+/// Checks the operands and computes the parameters; `mul` selects MUL.
+pub(crate) fn prepare(ctx: &mut Prepare<'_, '_>, mul: bool) -> Result<(), KernelError> {
+    let a = ctx.input(0)?;
+    let b = ctx.input(1)?;
+    let out = ctx.output(0)?;
+    if a.dtype != b.dtype || out.dtype != a.dtype {
+        return Err(KernelError::Mismatch {
+            what: "inputs and output differ in type",
+        });
+    }
+    let wide = match a.dtype {
+        TensorType::Int8 => false,
+        TensorType::Int16 => true,
+        _ => {
+            return Err(KernelError::Unsupported {
+                what: "quantized ADD / MUL other than int8 or int16",
+            });
+        }
+    };
+    let shape = broadcast_shape(&a.shape, &b.shape).ok_or(KernelError::Mismatch {
+        what: "input shapes do not broadcast",
+    })?;
+    if shape.dims() != out.shape.dims() {
+        return Err(KernelError::Mismatch {
+            what: "output shape is not the inputs' broadcast shape",
+        });
+    }
+    let activation = match ctx.operator().options() {
+        BuiltinOptions::Add { activation } if !mul => activation,
+        BuiltinOptions::Mul { activation } if mul => activation,
+        BuiltinOptions::None => Activation::None,
+        _ => {
+            return Err(KernelError::Mismatch {
+                what: "options are not the op's",
+            });
+        }
+    };
+    let (s1, z1) = quant::per_tensor(a.quantization(), a.dtype)?;
+    let (s2, z2) = quant::per_tensor(b.quantization(), b.dtype)?;
+    let (so, zo) = quant::per_tensor(out.quantization(), out.dtype)?;
+    if wide && (z1 != 0 || z2 != 0 || zo != 0) {
+        return Err(KernelError::Unsupported {
+            what: "int16 ADD / MUL with a non-zero zero point",
+        });
+    }
+    let (lo, hi) = quant::activation_range(activation, out.dtype, so, zo)?;
+    let mut p = Params {
+        wide: u32::from(wide),
+        left_shift: 0,
+        input1_offset: -z1,
+        input1_multiplier: 0,
+        input1_shift: 0,
+        input2_offset: -z2,
+        input2_multiplier: 0,
+        input2_shift: 0,
+        output_offset: zo,
+        output_multiplier: 0,
+        output_shift: 0,
+        lo,
+        hi,
+    };
+    if mul {
+        // float * float / float, as the reference writes it, widened afterwards.
+        let m = f64::from(s1 * s2 / so);
+        (p.output_multiplier, p.output_shift) = quant::checked_multiplier(m, false)?;
+    } else {
+        if wide && [s1, s2, so].iter().all(|s| is_power_of_two(*s)) {
+            // With every scale a power of two the reference picks between this general
+            // path and its power-of-two path by AddOptions.pot_scale_int16, which the
+            // model loader does not expose.
+            return Err(KernelError::Unsupported {
+                what: "int16 ADD with power-of-two scales (pot_scale_int16 not read)",
+            });
+        }
+        p.left_shift = if wide { 15 } else { 20 };
+        // `2 * max(s1, s2)` is a float (exact), the quotients double.
+        let twice_max = f64::from(2.0 * s1.max(s2));
+        (p.input1_multiplier, p.input1_shift) = below_one(f64::from(s1) / twice_max)?;
+        (p.input2_multiplier, p.input2_shift) = below_one(f64::from(s2) / twice_max)?;
+        (p.output_multiplier, p.output_shift) =
+            below_one(twice_max / (f64::from(1i32 << p.left_shift) * f64::from(so)))?;
+    }
+    ctx.set_params(&p)
+}
+
+fn is_power_of_two(s: f32) -> bool {
+    // `CheckedLog2`: log2 of the scale within 1e-3 of an integer.
+    let l = libm::log2(f64::from(s));
+    (l - libm::round(l)).abs() < 1e-3
+}
+
+/// One ADD element (`AddFunc`).
+#[inline]
+pub(crate) fn add_one(p: &Params, x: i32, y: i32) -> i32 {
+    let a = (p.input1_offset + x).wrapping_mul(1 << p.left_shift);
+    let b = (p.input2_offset + y).wrapping_mul(1 << p.left_shift);
+    let a = mbqm(a, p.input1_multiplier, p.input1_shift);
+    let b = mbqm(b, p.input2_multiplier, p.input2_shift);
+    let sum = a.wrapping_add(b);
+    mbqm(sum, p.output_multiplier, p.output_shift)
+        .wrapping_add(p.output_offset)
+        .clamp(p.lo, p.hi)
+}
+
+/// Each int8 ADD operand's scaled value depends on that operand alone: two 256-entry tables
+/// (built on the stack per invoke, for large tensors) replace two of the three fixed-point
+/// multiplications per element. Indexed by `value + 128`.
+pub(crate) fn add_tables(p: &Params) -> ([i32; 256], [i32; 256]) {
+    let table = |offset: i32, m: i32, s: i32| {
+        let mut t = [0i32; 256];
+        for (v, slot) in (-128i32..=127).zip(t.iter_mut()) {
+            *slot = mbqm((offset + v).wrapping_mul(1 << p.left_shift), m, s);
+        }
+        t
+    };
+    (
+        table(p.input1_offset, p.input1_multiplier, p.input1_shift),
+        table(p.input2_offset, p.input2_multiplier, p.input2_shift),
+    )
+}
+
+/// One int8 ADD element from [`add_tables`]; equal to [`add_one`].
+#[inline]
+pub(crate) fn add_from_tables(p: &Params, t1: &[i32; 256], t2: &[i32; 256], x: i8, y: i8) -> i8 {
+    let sum = t1[(i32::from(x) + 128) as usize & 255]
+        .wrapping_add(t2[(i32::from(y) + 128) as usize & 255]);
+    mbqm(sum, p.output_multiplier, p.output_shift)
+        .wrapping_add(p.output_offset)
+        .clamp(p.lo, p.hi) as i8
+}
+
+/// One MUL element (`MulElementwise`).
+#[inline]
+pub(crate) fn mul_one(p: &Params, x: i32, y: i32) -> i32 {
+    let prod = (p.input1_offset + x).wrapping_mul(p.input2_offset + y);
+    mbqm(prod, p.output_multiplier, p.output_shift)
+        .wrapping_add(p.output_offset)
+        .clamp(p.lo, p.hi)
+}
+
+pub(crate) fn eval(ctx: &mut Eval<'_>, mul: bool) -> Result<(), KernelError> {
+    let p: Params = ctx.params();
+    let (sa, sb, so) = (
+        ctx.input_shape(0)?,
+        ctx.input_shape(1)?,
+        ctx.output_shape(0)?,
+    );
+    if so.elements() == 0 {
+        return Ok(());
+    }
+    let plan = Broadcast::new(&so, [&sa, &sb])?;
+    let f = if mul { mul_one } else { add_one };
+    if p.wide == 0 && !mul && so.elements() > 512 {
+        let (t1, t2) = add_tables(&p);
+        let a = ctx.input::<i8>(0)?;
+        let b = ctx.input::<i8>(1)?;
+        let out = ctx.output::<i8>(0)?;
+        return map2(&plan, a, b, out, |x, y| add_from_tables(&p, &t1, &t2, x, y));
+    }
+    if p.wide == 0 {
+        let a = ctx.input::<i8>(0)?;
+        let b = ctx.input::<i8>(1)?;
+        let out = ctx.output::<i8>(0)?;
+        map2(&plan, a, b, out, |x, y| {
+            f(&p, i32::from(x), i32::from(y)) as i8
+        })
+    } else {
+        let a = ctx.input::<i16>(0)?;
+        let b = ctx.input::<i16>(1)?;
+        let out = ctx.output::<i16>(0)?;
+        map2(&plan, a, b, out, |x, y| {
+            f(&p, i32::from(x), i32::from(y)) as i16
+        })
+    }
+}
+
+#[cfg(test)]
+#[path = "../tests/quantized_arith.rs"]
+mod tests;

@@ -1,0 +1,82 @@
+//! Quantized ADD / MUL elements against the real arithmetic they approximate.
+
+use super::*;
+use proptest::prelude::*;
+
+fn params(s1: f32, z1: i32, s2: f32, z2: i32, so: f32, zo: i32, mul: bool) -> Params {
+    let mut p = Params {
+        wide: 0,
+        left_shift: 20,
+        input1_offset: -z1,
+        input1_multiplier: 0,
+        input1_shift: 0,
+        input2_offset: -z2,
+        input2_multiplier: 0,
+        input2_shift: 0,
+        output_offset: zo,
+        output_multiplier: 0,
+        output_shift: 0,
+        lo: -128,
+        hi: 127,
+    };
+    if mul {
+        (p.output_multiplier, p.output_shift) =
+            quant::checked_multiplier(f64::from(s1 * s2 / so), false).unwrap();
+    } else {
+        let twice_max = f64::from(2.0 * s1.max(s2));
+        (p.input1_multiplier, p.input1_shift) = below_one(f64::from(s1) / twice_max).unwrap();
+        (p.input2_multiplier, p.input2_shift) = below_one(f64::from(s2) / twice_max).unwrap();
+        (p.output_multiplier, p.output_shift) =
+            below_one(twice_max / (f64::from(1 << 20) * f64::from(so))).unwrap();
+    }
+    p
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 8 } else { 512 }))]
+    #[test]
+    fn add_is_the_rounded_real_sum(
+        x in any::<i8>(), y in any::<i8>(),
+        s1 in 0.01f32..0.1, s2 in 0.01f32..0.1, so in 0.02f32..0.2,
+        z1 in -20i32..20, z2 in -20i32..20, zo in -20i32..20,
+    ) {
+        let p = params(s1, z1, s2, z2, so, zo, false);
+        let real = (f64::from(s1) * f64::from(i32::from(x) - z1)
+            + f64::from(s2) * f64::from(i32::from(y) - z2)) / f64::from(so) + f64::from(zo);
+        let want = real.round().clamp(-128.0, 127.0);
+        let got = f64::from(add_one(&p, i32::from(x), i32::from(y)));
+        prop_assert!((got - want).abs() <= 1.0, "{} {}", got, want);
+    }
+
+    #[test]
+    fn add_tables_equal_add_one(
+        s1 in 0.001f32..1.0, s2 in 0.001f32..1.0, so in 0.002f32..2.0,
+        z1 in -128i32..=127, z2 in -128i32..=127, zo in -128i32..=127,
+    ) {
+        prop_assume!(f64::from(2.0 * s1.max(s2)) / (f64::from(1 << 20) * f64::from(so)) < 1.0);
+        let p = params(s1, z1, s2, z2, so, zo, false);
+        let (t1, t2) = add_tables(&p);
+        for x in -128i32..=127 {
+            for y in (-128i32..=127).step_by(7) {
+                prop_assert_eq!(
+                    i32::from(add_from_tables(&p, &t1, &t2, x as i8, y as i8)),
+                    add_one(&p, x, y)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn mul_is_the_rounded_real_product(
+        x in any::<i8>(), y in any::<i8>(),
+        s1 in 0.01f32..0.1, s2 in 0.01f32..0.1, so in 0.01f32..0.5,
+        z1 in -20i32..20, z2 in -20i32..20, zo in -20i32..20,
+    ) {
+        let p = params(s1, z1, s2, z2, so, zo, true);
+        let real = f64::from(s1) * f64::from(i32::from(x) - z1)
+            * f64::from(s2) * f64::from(i32::from(y) - z2) / f64::from(so) + f64::from(zo);
+        let want = real.round().clamp(-128.0, 127.0);
+        let got = f64::from(mul_one(&p, i32::from(x), i32::from(y)));
+        prop_assert!((got - want).abs() <= 1.0, "{} {}", got, want);
+    }
+}
