@@ -369,9 +369,9 @@ fn cast_runs_end_to_end() {
 #[test]
 fn setup_refuses_what_eval_cannot_do() {
     let err = |file: Vec<u8>| kernel_error(run(&file, &[]).unwrap_err());
-    // Quantized input: issue 16.
+    // int8 without quantization parameters: the quantized kernel has no scale to use.
     let e = err(model(14, None, &[var(I8, &[3]), var(I8, &[3])], 1));
-    assert!(matches!(e, KernelError::Unsupported { .. }), "{e}");
+    assert!(matches!(e, KernelError::Mismatch { .. }), "{e}");
     // Output of another shape or type.
     let e = err(model(28, None, &[var(F32, &[3]), var(F32, &[4])], 1));
     assert!(matches!(e, KernelError::Mismatch { .. }), "{e}");
