@@ -102,14 +102,18 @@ fn in_place(t: TensorType, data: &[u8]) -> bool {
 }
 
 /// Where tensor `t` goes and how many bytes it takes.
+///
+/// `densify`: whether the graph has a DENSIFY at all ([`has_densify`]), so that the search
+/// for folded tensors costs nothing in graphs without one.
 pub(crate) fn holding(
     graph: &Subgraph<'_>,
+    densify: bool,
     t: &Tensor<'_>,
     options: &Options,
 ) -> Result<(Shape, Place, usize), InterpreterError> {
     let at = |k| InterpreterError::at_tensor(k, t.index());
     let shape = shape_of(t)?;
-    if folded(graph, t.index()) {
+    if densify && t.data().is_none() && folded(graph, t.index()) {
         return Ok((shape, Place::None, 0));
     }
     let dtype = t.tensor_type();
@@ -146,6 +150,14 @@ pub(crate) fn holding(
         Place::Planned
     };
     Ok((shape, place, bytes))
+}
+
+/// Whether any operator of the graph is a DENSIFY.
+pub(crate) fn has_densify(graph: &Subgraph<'_>) -> bool {
+    graph
+        .operators()
+        .iter()
+        .any(|op| op.op() == Op::Builtin(BuiltinOperator::Densify))
 }
 
 /// The sparse constant that DENSIFY operator `j` reads, if it is one (a constant with
@@ -299,9 +311,10 @@ pub(crate) fn measure(
     let end = u32::try_from(ops).map_err(|_| TOO_LARGE)?;
 
     // Tensors: sizes, and lifetimes from the graph's inputs and the operators' operands.
+    let densify = has_densify(graph);
     let mut persistent = 0usize;
     for (i, t) in graph.tensors().iter().enumerate() {
-        let (_, place, bytes) = holding(graph, &t, options)?;
+        let (_, place, bytes) = holding(graph, densify, &t, options)?;
         let size = if place == Place::Planned { bytes } else { 0 };
         if place == Place::Persistent {
             persistent =
@@ -423,9 +436,10 @@ pub(crate) fn write_tables(
         operands: operand_table,
     } = tables;
     let model_start = model.bytes().as_ptr() as usize;
+    let densify = has_densify(graph);
     let mut persistent = 0usize;
     for (i, t) in graph.tensors().iter().enumerate() {
-        let (shape, place, bytes) = holding(graph, &t, options)?;
+        let (shape, place, bytes) = holding(graph, densify, &t, options)?;
         let mut dims = [0u32; MAX_DIMS];
         for (d, &s) in dims.iter_mut().zip(shape.dims()) {
             *d = u32::try_from(s).map_err(|_| TOO_LARGE)?;

@@ -425,7 +425,14 @@ fn bench(a: &ArgMatches, out: &mut Out) -> Result<(), Failure> {
     let seconds = a.get_one::<f64>("seconds").copied().unwrap_or(2.0);
     let bytes = ModelBytes::read(path)?;
     let model = load(path, &bytes)?;
+    // Loading (the whole file checked) and set-up (plan, records, constants, kernels'
+    // init), each timed over repeats for at least 100 ms.
+    let load_us = repeat_us(|| Model::load(bytes.bytes()).map(|m| m.version()).is_ok());
     let mut session = Session::new(path, model)?;
+    let setup_us = {
+        let s = &mut session;
+        repeat_us(|| s.interpreter(path).map(|it| it.arena_used_bytes()).is_ok())
+    };
     let mut it = session.interpreter(path)?;
     set_inputs(a, &mut it, path)?;
     // Warm up, and size a round to about 10 ms so the clock's cost does not count.
@@ -468,5 +475,23 @@ fn bench(a: &ArgMatches, out: &mut Out) -> Result<(), Failure> {
         rounds[rounds.len() - 1],
         it.arena_used_bytes()
     )?;
+    writeln!(
+        out,
+        "  load {load_us:.2} us, set-up {setup_us:.2} us (medians)"
+    )?;
     Ok(())
+}
+
+/// Median microseconds of `f` over repeats lasting at least 100 ms (`f`'s result is kept from
+/// being optimised away).
+fn repeat_us(mut f: impl FnMut() -> bool) -> f64 {
+    let mut times = Vec::new();
+    let begun = Instant::now();
+    while begun.elapsed() < Duration::from_millis(100) || times.len() < 5 {
+        let t = Instant::now();
+        std::hint::black_box(f());
+        times.push(t.elapsed().as_secs_f64() * 1e6);
+    }
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
 }
