@@ -72,5 +72,8 @@ fn total_caller_memory_is_at_most_tflms_smallest_arena() {
     }
     println!("{report}");
     assert!(over.is_empty(), "over TFLM's arena: {over:?}\n{report}");
-    assert!(stale.is_empty(), "now within TFLM's arena, update KNOWN_OVER: {stale:?}");
+    assert!(
+        stale.is_empty(),
+        "now within TFLM's arena, update KNOWN_OVER: {stale:?}"
+    );
 }
