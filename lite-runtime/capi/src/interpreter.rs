@@ -508,26 +508,25 @@ pub unsafe extern "C" fn tessera_interpreter_set_input_strings(
     if n > 0 && (strings.is_null() || lens.is_null()) {
         return TesseraStatus::TESSERA_NULL_ARGUMENT;
     }
-    // SAFETY: `strings` holds `n` pointers (caller contract; non-null when n > 0).
     let ptrs = if n == 0 {
         &[][..]
     } else {
+        // SAFETY: `strings` holds `n` pointers (caller contract; non-null, checked above).
         unsafe { core::slice::from_raw_parts(strings, n) }
     };
-    // SAFETY: `lens` holds `n` lengths (caller contract; non-null when n > 0).
     let lens = if n == 0 {
         &[][..]
     } else {
+        // SAFETY: `lens` holds `n` lengths (caller contract; non-null, checked above).
         unsafe { core::slice::from_raw_parts(lens, n) }
     };
     if ptrs.iter().zip(lens).any(|(p, &l)| p.is_null() && l > 0) {
         return TesseraStatus::TESSERA_NULL_ARGUMENT;
     }
-    // SAFETY: each pointer is readable for its length (caller contract), null only for 0.
-    let each = ptrs
-        .iter()
-        .zip(lens)
-        .map(|(&p, &l)| unsafe { bytes(p, l) }.unwrap_or(&[]));
+    let each = ptrs.iter().zip(lens).map(|(&p, &l)| {
+        // SAFETY: each pointer is readable for its length (caller contract), null only for 0.
+        unsafe { bytes(p, l) }.unwrap_or(&[])
+    });
     match it.set_input_strings(i, each) {
         Ok(()) => TesseraStatus::TESSERA_OK,
         Err(e) => {

@@ -17,4 +17,6 @@ pub use status::TesseraStatus;
 pub use tstring::{TesseraTString, TesseraTStringType};
 
 #[cfg(test)]
+mod interpreter_tests;
+#[cfg(test)]
 mod tests;
