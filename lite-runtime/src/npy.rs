@@ -66,6 +66,27 @@ impl NpyType {
         }
     }
 
+    /// The `.npy` type of a tensor type, if numpy has one (not strings: their width depends
+    /// on the strings).
+    #[must_use]
+    pub fn of(t: crate::model::TensorType) -> Option<Self> {
+        use crate::model::TensorType as T;
+        Some(match t {
+            T::Float32 => Self::F32,
+            T::Float64 => Self::F64,
+            T::Int8 => Self::I8,
+            T::Int16 => Self::I16,
+            T::Int32 => Self::I32,
+            T::Int64 => Self::I64,
+            T::Uint8 => Self::U8,
+            T::Uint16 => Self::U16,
+            T::Uint32 => Self::U32,
+            T::Uint64 => Self::U64,
+            T::Bool => Self::Bool,
+            _ => return None,
+        })
+    }
+
     fn parse(descr: &str) -> Option<Self> {
         Some(match descr {
             "<f4" => Self::F32,

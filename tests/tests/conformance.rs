@@ -27,20 +27,6 @@ fn placed(bytes: &[u8], shift: usize) -> (Vec<u8>, usize) {
     (buf, at)
 }
 
-fn npy_type(t: TensorType) -> Option<NpyType> {
-    Some(match t {
-        TensorType::Float32 => NpyType::F32,
-        TensorType::Float64 => NpyType::F64,
-        TensorType::Int8 => NpyType::I8,
-        TensorType::Int16 => NpyType::I16,
-        TensorType::Int32 => NpyType::I32,
-        TensorType::Int64 => NpyType::I64,
-        TensorType::Uint8 => NpyType::U8,
-        TensorType::Bool => NpyType::Bool,
-        _ => return None,
-    })
-}
-
 /// Runs fixture `name` (shifted `shift` bytes from a 16-byte boundary) and compares every
 /// output with `NAME.{reference}{J}.npy`.
 fn check(name: &str, reference: &str, shift: usize) {
@@ -65,7 +51,7 @@ fn check(name: &str, reference: &str, shift: usize) {
             let strings: Vec<&[u8]> = npy.strings().collect();
             it.set_input_strings(k, strings).unwrap();
         } else {
-            assert_eq!(Some(npy.dtype), npy_type(ty), "{name}: input {k} type");
+            assert_eq!(Some(npy.dtype), NpyType::of(ty), "{name}: input {k} type");
             let dst = it.input_bytes_mut(k).unwrap();
             assert_eq!(dst.len(), npy.data.len(), "{name}: input {k} bytes");
             to_native(&npy, dst);

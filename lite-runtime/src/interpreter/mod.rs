@@ -458,19 +458,19 @@ impl<'m, 'a> Interpreter<'m, 'a> {
     /// The position of the graph input whose tensor is named `name`.
     #[must_use]
     pub fn input_by_name(&self, name: &str) -> Option<usize> {
-        let g = &self.graph;
-        g.inputs().iter().position(|t| {
-            t.and_then(|t| g.tensor(t))
-                .is_some_and(|t| t.name() == name)
-        })
+        self.position_named(self.graph.inputs(), name)
     }
 
     /// The position of the graph output whose tensor is named `name`.
     #[must_use]
     pub fn output_by_name(&self, name: &str) -> Option<usize> {
-        let g = &self.graph;
-        g.outputs().iter().position(|t| {
-            t.and_then(|t| g.tensor(t))
+        self.position_named(self.graph.outputs(), name)
+    }
+
+    /// The position in `list` (the graph's inputs or outputs) of the tensor named `name`.
+    fn position_named(&self, list: crate::model::TensorIndices<'_>, name: &str) -> Option<usize> {
+        list.iter().position(|t| {
+            t.and_then(|t| self.graph.tensor(t))
                 .is_some_and(|t| t.name() == name)
         })
     }

@@ -241,23 +241,6 @@ fn input_position(it: &Interpreter<'_, '_>, key: &str) -> Option<usize> {
     sigs.iter().find_map(|s| it.signature_input(s.key(), key))
 }
 
-fn npy_type(t: TensorType) -> Option<NpyType> {
-    Some(match t {
-        TensorType::Float32 => NpyType::F32,
-        TensorType::Float64 => NpyType::F64,
-        TensorType::Int8 => NpyType::I8,
-        TensorType::Int16 => NpyType::I16,
-        TensorType::Int32 => NpyType::I32,
-        TensorType::Int64 => NpyType::I64,
-        TensorType::Uint8 => NpyType::U8,
-        TensorType::Uint16 => NpyType::U16,
-        TensorType::Uint32 => NpyType::U32,
-        TensorType::Uint64 => NpyType::U64,
-        TensorType::Bool => NpyType::Bool,
-        _ => return None,
-    })
-}
-
 fn fill_input(it: &mut Interpreter<'_, '_>, i: usize, npy: &Npy) -> Result<(), String> {
     let t = it.input_tensor(i).map_err(|e| e.to_string())?;
     let ty = it.tensor_type(t).map_err(|e| e.to_string())?;
@@ -279,7 +262,7 @@ fn fill_input(it: &mut Interpreter<'_, '_>, i: usize, npy: &Npy) -> Result<(), S
         let strings: Vec<&[u8]> = npy.strings().collect();
         return it.set_input_strings(i, strings).map_err(|e| e.to_string());
     }
-    if npy_type(ty) != Some(npy.dtype) {
+    if NpyType::of(ty) != Some(npy.dtype) {
         return Err(format!("holds {}, input {i} holds {ty}", npy.dtype.descr()));
     }
     let dst = it.input_bytes_mut(i).map_err(|e| e.to_string())?;
@@ -328,7 +311,7 @@ fn output_npy(it: &Interpreter<'_, '_>, j: usize) -> Result<Npy, String> {
             data,
         });
     }
-    let dtype = npy_type(ty).ok_or_else(|| format!("output {j}: {ty} cannot be written"))?;
+    let dtype = NpyType::of(ty).ok_or_else(|| format!("output {j}: {ty} cannot be written"))?;
     let mut data = it.output_bytes(j).map_err(|e| e.to_string())?.to_vec();
     to_host_order(dtype, &mut data); // host to little-endian: the same swap
     Ok(Npy { dtype, shape, data })
