@@ -87,6 +87,17 @@ impl NpyType {
         })
     }
 
+    /// Converts elements of this type between `.npy`'s little-endian order and the host's
+    /// (the same swap both ways; nothing on a little-endian host, nothing for bytes).
+    pub fn swap_to_host(self, bytes: &mut [u8]) {
+        let size = self.size();
+        if cfg!(target_endian = "big") && size > 1 && !matches!(self, Self::Bytes(_)) {
+            for w in bytes.chunks_exact_mut(size) {
+                w.reverse();
+            }
+        }
+    }
+
     fn parse(descr: &str) -> Option<Self> {
         Some(match descr {
             "<f4" => Self::F32,

@@ -54,7 +54,8 @@ fn check(name: &str, reference: &str, shift: usize) {
             assert_eq!(Some(npy.dtype), NpyType::of(ty), "{name}: input {k} type");
             let dst = it.input_bytes_mut(k).unwrap();
             assert_eq!(dst.len(), npy.data.len(), "{name}: input {k} bytes");
-            to_native(&npy, dst);
+            dst.copy_from_slice(&npy.data);
+            npy.dtype.swap_to_host(dst);
         }
     }
     it.invoke().unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -73,7 +74,7 @@ fn check(name: &str, reference: &str, shift: usize) {
             continue;
         }
         let mut got = it.output_bytes(j).unwrap().to_vec();
-        from_native(want.dtype, &mut got);
+        want.dtype.swap_to_host(&mut got);
         if want.dtype == NpyType::F32 {
             for (i, (g, w)) in got.chunks(4).zip(want.data.chunks(4)).enumerate() {
                 let g = f32::from_le_bytes(g.try_into().unwrap());
@@ -83,25 +84,6 @@ fn check(name: &str, reference: &str, shift: usize) {
             }
         } else {
             assert_eq!(got, want.data, "{name}: output {j} ({:?})", want.dtype);
-        }
-    }
-}
-
-/// Little-endian `.npy` bytes into the host's order (a no-op on little-endian hosts).
-fn to_native(npy: &Npy, dst: &mut [u8]) {
-    dst.copy_from_slice(&npy.data);
-    swap_if_big_endian(npy.dtype, dst);
-}
-
-fn from_native(t: NpyType, bytes: &mut [u8]) {
-    swap_if_big_endian(t, bytes);
-}
-
-fn swap_if_big_endian(t: NpyType, bytes: &mut [u8]) {
-    let size = t.size();
-    if cfg!(target_endian = "big") && size > 1 && !matches!(t, NpyType::Bytes(_)) {
-        for w in bytes.chunks_exact_mut(size) {
-            w.reverse();
         }
     }
 }

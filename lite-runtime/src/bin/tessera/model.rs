@@ -274,18 +274,8 @@ fn fill_input(it: &mut Interpreter<'_, '_>, i: usize, npy: &Npy) -> Result<(), S
         ));
     }
     dst.copy_from_slice(&npy.data);
-    to_host_order(npy.dtype, dst);
+    npy.dtype.swap_to_host(dst);
     Ok(())
-}
-
-/// `.npy` data is little-endian; the interpreter's tensors are in the host's order.
-fn to_host_order(t: NpyType, bytes: &mut [u8]) {
-    let size = t.size();
-    if cfg!(target_endian = "big") && size > 1 && !matches!(t, NpyType::Bytes(_)) {
-        for w in bytes.chunks_exact_mut(size) {
-            w.reverse();
-        }
-    }
 }
 
 /// Output `j` as a `.npy` array (strings as `S<n>`, `n` the longest).
@@ -313,7 +303,7 @@ fn output_npy(it: &Interpreter<'_, '_>, j: usize) -> Result<Npy, String> {
     }
     let dtype = NpyType::of(ty).ok_or_else(|| format!("output {j}: {ty} cannot be written"))?;
     let mut data = it.output_bytes(j).map_err(|e| e.to_string())?.to_vec();
-    to_host_order(dtype, &mut data); // host to little-endian: the same swap
+    dtype.swap_to_host(&mut data); // host to little-endian: the same swap
     Ok(Npy { dtype, shape, data })
 }
 
