@@ -1,26 +1,51 @@
-//! tessera on a Cortex-M4F (QEMU's `mps2-an386`), with no heap: decodes the bundled Norm
-//! dataset from flash into CSR batches, sum-pools every slot over an embedding table in
-//! flash, predicts every sample with the bundled CTR model (a TensorFlow Lite file in flash,
-//! run by tessera's interpreter over a static arena sized on the host), prints what it found
-//! through semihosting, and exits non-zero unless that is what the host found running the
-//! same code at build time (`build.rs`), bit for bit.
+//! tessera on a Cortex-M4F (QEMU's `mps2-an386`). Every variant but `framework` decodes the
+//! bundled Norm dataset from flash into CSR batches, sum-pools every slot over an embedding
+//! table in flash, predicts every sample with the bundled CTR model (a TensorFlow Lite file
+//! in flash, run by tessera's interpreter over a static arena sized on the host), runs the
+//! keyword-spotting int8 network on its reference input, prints what it found through
+//! semihosting, and exits non-zero unless that is what the host found running the same code
+//! at build time (`build.rs`) and what TensorFlow Lite's reference kernels give, bit for bit.
 //!
-//! `run.sh` builds it and runs it under `qemu-system-arm`.
+//! Variants (cargo features; `run.sh VARIANT` builds and runs one):
+//! - none (`noheap`): no `#[global_allocator]`, everything in static memory;
+//! - `heap`: adds `embedded-alloc` and a string model fed LARGE `TString`s ([`strings_job`]);
+//! - `defmt`: adds defmt over semihosting and logs a tessera-core error with `defmt::Format`;
+//! - `framework`: only the loader, planner and interpreter, no kernel, to measure their size.
 #![no_std]
 #![no_main]
 
+#[macro_use]
+mod say;
+
+#[cfg(not(feature = "framework"))]
+mod app;
+#[cfg(feature = "defmt")]
+mod defmt_log;
+#[cfg(feature = "framework")]
+mod framework;
+#[cfg(feature = "heap")]
+mod heap;
+#[cfg(not(feature = "framework"))]
 mod job;
+mod kws;
+#[cfg(feature = "heap")]
+mod strings_job;
 
 use core::panic::PanicInfo;
 
-use cortex_m::peripheral::{DWT, Peripherals};
+use cortex_m::peripheral::Peripherals;
 use cortex_m_rt::entry;
-use cortex_m_semihosting::{debug, hprintln};
-use job::{Buffers, JobError, Outcome};
-use tessera_lite::ctr::Predictor;
-use tessera_lite::interpreter::{Interpreter, Options};
+use cortex_m_semihosting::debug;
 
-include!(concat!(env!("OUT_DIR"), "/expected.rs"));
+/// What `build.rs` found on the host, and the arenas it sized.
+#[cfg_attr(feature = "framework", allow(dead_code))]
+mod expected {
+    #[cfg(not(feature = "framework"))]
+    use crate::job::Outcome;
+    #[cfg(feature = "heap")]
+    use crate::strings_job::StringsOutcome;
+    include!(concat!(env!("OUT_DIR"), "/expected.rs"));
+}
 
 #[entry]
 fn main() -> ! {
@@ -28,72 +53,28 @@ fn main() -> ! {
     core.DCB.enable_trace();
     core.DWT.enable_cycle_counter();
 
-    let buffers = cortex_m::singleton!(: Buffers = Buffers::new()).expect("first and only call");
-    hprintln!(
-        "tessera firmware: no heap, batch buffers {} bytes in .bss",
-        Buffers::bytes()
-    );
+    #[cfg(feature = "framework")]
+    exit(framework::run());
 
-    let arena = cortex_m::singleton!(: [u8; ARENA_BYTES] = [0; ARENA_BYTES]).expect("once");
-    let ops = job::ctr_ops();
-    let setup = job::model().map_err(JobError::Model).and_then(|m| {
-        Interpreter::new(m, &ops, arena, &Options::default()).map_err(JobError::Interpreter)
-    });
-    let mut predictor = match setup.and_then(|it| Predictor::new(it).map_err(JobError::Predict)) {
-        Ok(p) => p,
-        Err(e) => {
-            hprintln!("error: setting the model up: {}", e);
+    #[cfg(not(feature = "framework"))]
+    {
+        let Some(outcome) = app::ctr() else {
             exit(false)
+        };
+        let mut ok = outcome == expected::EXPECTED;
+        say!("CTR: {}", app::verdict(ok));
+        let kws = app::kws();
+        ok &= kws.is_some();
+        #[cfg(feature = "heap")]
+        {
+            ok &= heap::run();
         }
-    };
-    hprintln!(
-        "model: {} operators, arena {} of {} bytes in .bss, interpreter value {} bytes",
-        predictor.interpreter().subgraph().operators().len(),
-        predictor.interpreter().arena_used_bytes(),
-        ARENA_BYTES,
-        core::mem::size_of::<Interpreter<'_, '_>>()
-    );
-
-    let start = DWT::cycle_count();
-    let result = job::run(job::DEMO_NORM, buffers, &mut predictor);
-    let cycles = DWT::cycle_count().wrapping_sub(start);
-
-    let outcome = match result {
-        Ok(o) => o,
-        Err(e) => {
-            hprintln!("error: {}", e);
-            exit(false)
+        #[cfg(feature = "defmt")]
+        {
+            ok &= defmt_log::run(&outcome, kws.as_ref().map(|k| &k[..]));
         }
-    };
-    hprintln!(
-        "samples {} batches {} keys {} positives {} pooled-bits {:#x}",
-        outcome.samples,
-        outcome.batches,
-        outcome.keys,
-        outcome.positives,
-        outcome.pooled_bits
-    );
-    hprintln!(
-        "predicted {} clicks of {} samples, prediction-bits {:#x}",
-        outcome.clicks,
-        outcome.samples,
-        outcome.prediction_bits
-    );
-    if cycles == 0 {
-        hprintln!("cycles: not measured (this machine has no DWT cycle counter; QEMU has none)");
-    } else {
-        hprintln!("cycles: {}", cycles);
+        exit(ok)
     }
-    let ok = outcome == EXPECTED;
-    hprintln!(
-        "{}",
-        if ok {
-            "matches the host"
-        } else {
-            "DIFFERS from the host"
-        }
-    );
-    exit(ok)
 }
 
 fn exit(ok: bool) -> ! {
@@ -110,6 +91,6 @@ fn exit(ok: bool) -> ! {
 
 #[panic_handler]
 fn panic(info: &PanicInfo) -> ! {
-    hprintln!("panic: {}", info);
+    say!("panic: {}", info);
     exit(false)
 }

@@ -1,0 +1,41 @@
+//! The keyword-spotting int8 network of issue 16 (`tests/fixtures/models/kws_int8.tflite`:
+//! CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, FULLY_CONNECTED, SOFTMAX on a 49x10 MFCC
+//! input), in flash with the five kernels it needs and no others. `build.rs` sizes its arena
+//! on the host and writes the input and LiteRT's reference-kernel output it must equal.
+
+use tessera_lite::interpreter::{MutableOpResolver, kernels};
+use tessera_lite::model::{Model, ModelError};
+
+/// Bytes kept on a 16-byte boundary, so the model's constants are read in place.
+#[repr(C, align(16))]
+struct Aligned<B: ?Sized>(B);
+
+static MODEL_BYTES: &Aligned<[u8]> = &Aligned(*include_bytes!(
+    "../../../tests/fixtures/models/kws_int8.tflite"
+));
+
+/// The model's bytes, 16-byte aligned in flash.
+pub fn bytes() -> &'static [u8] {
+    &MODEL_BYTES.0
+}
+
+/// The model, checked.
+pub fn model() -> Result<Model<'static>, ModelError> {
+    Model::load(bytes())
+}
+
+/// The five kernels the network needs: the other kernels are not linked.
+pub fn ops() -> MutableOpResolver<5> {
+    let mut ops = MutableOpResolver::new();
+    for k in [
+        &kernels::CONV_2D,
+        &kernels::DEPTHWISE_CONV_2D,
+        &kernels::AVERAGE_POOL_2D,
+        &kernels::FULLY_CONNECTED,
+        &kernels::SOFTMAX,
+    ] {
+        // Five slots for five kernels: never full.
+        let _ = ops.add(k);
+    }
+    ops
+}
