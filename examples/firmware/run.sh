@@ -1,24 +1,43 @@
 #!/usr/bin/env bash
-# Builds the firmware (release: opt-level "s", LTO, panic = "abort") and runs it under QEMU's
-# mps2-an386 (Cortex-M4F), exiting with the firmware's own status (0: its results match the
-# host's). Installs qemu-system-arm from the distribution's packages when it is missing.
-#   examples/firmware/run.sh [VARIANT]     VARIANT: noheap (default)
+# Builds a firmware variant (release: opt-level "s", LTO, panic = "abort"), prints the sizes
+# of its sections and runs it under QEMU's mps2-an386 (Cortex-M4F), exiting with the
+# firmware's own status (0: its results match the host's and TensorFlow Lite's reference
+# kernels'). Installs qemu-system-arm from the distribution's packages when it is missing,
+# and defmt-print (crates.io) for the defmt variant.
+#   examples/firmware/run.sh [VARIANT]
+#     noheap     (default) no global allocator: the CTR job and the KWS int8 network
+#     heap       + embedded-alloc: LARGE TStrings and tessera-alloc's owned types
+#     defmt      + defmt over semihosting, decoded on the host by defmt-print
+#     framework  only the loader, planner and interpreter, no kernel (for its size)
 set -euo pipefail
 cd "$(dirname "$0")"
 variant=${1:-noheap}
 variant=${variant// /}
 case "$variant" in
   noheap) features=() ;;
-  *) echo "unknown variant '$variant' (known: noheap)" >&2; exit 2 ;;
+  heap | defmt | framework) features=(--features "$variant") ;;
+  *) echo "unknown variant '$variant' (known: noheap heap defmt framework)" >&2; exit 2 ;;
 esac
 
 rustup target add thumbv7em-none-eabihf >/dev/null 2>&1 || true
 if ! command -v qemu-system-arm >/dev/null; then
   apt-get update -qq && apt-get install -y -qq qemu-system-arm >/dev/null
 fi
+if [ "$variant" = defmt ] && ! command -v defmt-print >/dev/null; then
+  cargo install defmt-print --locked --quiet
+fi
 
 cargo build --release --quiet "${features[@]}"
 elf=target/thumbv7em-none-eabihf/release/tessera-firmware
-if command -v size >/dev/null; then size -A "$elf" | grep -E '^\.(text|rodata|data|bss) '; fi
-timeout 120 qemu-system-arm -cpu cortex-m4 -machine mps2-an386 -nographic \
-  -semihosting-config enable=on,target=native -kernel "$elf"
+if command -v size >/dev/null; then
+  echo "$variant: section bytes"
+  size -A "$elf" | awk '$1 ~ /^\.(text|rodata|data|bss)$/ { print "  " $1, $2 }'
+fi
+qemu=(timeout 120 qemu-system-arm -cpu cortex-m4 -machine mps2-an386 -nographic
+  -semihosting-config enable=on,target=native -kernel "$elf")
+if [ "$variant" = defmt ]; then
+  # defmt's binary frames arrive on semihosting's stdout; the firmware's text on its stderr.
+  "${qemu[@]}" | defmt-print -e "$elf"
+else
+  "${qemu[@]}"
+fi

@@ -18,7 +18,9 @@ const HEAP_BYTES: usize = 64 * 1024;
 /// byte went back to the heap; says what it found.
 pub fn run() -> bool {
     // SAFETY: `run` is called once, before anything allocates, as `init!` requires.
-    unsafe { embedded_alloc::init!(HEAP, HEAP_BYTES) };
+    unsafe {
+        embedded_alloc::init!(HEAP, HEAP_BYTES);
+    }
     match strings_job::run(&|| HEAP.used()) {
         Ok((o, used)) => {
             say!(
