@@ -87,7 +87,7 @@ impl SharedBytes {
         let owner = NonNull::from(&self.inner.owner);
         // SAFETY: the owner is live (we hold a reference), its callbacks are atomic, and the
         // bytes are immutable and live as long as any reference.
-        unsafe { TString::view_with_owner(data.as_ptr().add(start), len, owner) }
+        unsafe { TString::view_with_owner(data[start..].as_ptr(), len, owner) }
     }
 
     /// Strong references held, by this handle and by strings.

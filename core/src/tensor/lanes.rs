@@ -198,7 +198,9 @@ pub(crate) fn fold_lane<'a, T, B>(
                 // SAFETY: a non-empty `lane` holds exactly `(len - 1) * stride + 1` elements,
                 // so `k * stride` (k < len) is in bounds. Measured: the bounds-checked loop
                 // iterated strided views at 0.68x ndarray's speed.
-                f(acc, unsafe { &*p.add(k * stride) })
+                let x = unsafe { p.add(k * stride) };
+                // SAFETY: `x` is in bounds of `run`, which `data` keeps borrowed.
+                f(acc, unsafe { &*x })
             })
         }
     }
@@ -232,7 +234,9 @@ pub(crate) fn for_each_lane_mut<T>(
                 // elements, so `k * stride` (k < len) is in bounds, and with `stride > 0`
                 // each element is visited once: no two live `&mut` alias. Measured: the
                 // bounds-checked loop ran `+=` on strided views at 0.68x ndarray's speed.
-                f(unsafe { &mut *p.add(k * stride) });
+                let x = unsafe { p.add(k * stride) };
+                // SAFETY: `x` is in bounds of `run`, borrowed mutably, and visited once.
+                f(unsafe { &mut *x });
             }
         }
     }
@@ -266,6 +270,12 @@ pub(crate) fn zip_lane<T, U: Copy>(
         // `k * sa` and `k * sb` (k < len) are in bounds; each `&mut` lives for one call only,
         // so none aliases another. Measured: the zipped `step_by` loop copied strided views at
         // 0.89x ndarray's speed.
-        unsafe { f(&mut *p.add(k * sa), *q.add(k * sb)) };
+        let x = unsafe { p.add(k * sa) };
+        // SAFETY: as above, `k * sb` is in bounds of `inp`.
+        let y = unsafe { q.add(k * sb) };
+        // SAFETY: `x` is in bounds of `out`, borrowed mutably; the `&mut` lives for this call.
+        let x = unsafe { &mut *x };
+        // SAFETY: `y` is in bounds of `inp`, borrowed; `U: Copy`.
+        f(x, unsafe { *y });
     }
 }

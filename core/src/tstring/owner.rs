@@ -39,9 +39,10 @@ impl TStringOwner {
     /// reference that this call gives up.
     #[inline]
     pub(crate) unsafe fn release(this: *const TStringOwner) {
-        // SAFETY: the caller guarantees `this` is a live owner; read the fields before the
-        // call, which may free the owner itself.
-        let (unref, obj) = unsafe { ((*this).unref_fn, (*this).obj) };
+        // SAFETY: the caller guarantees `this` is a live owner. Its fields are read before
+        // the call, which may free the owner itself.
+        let owner = unsafe { &*this };
+        let (unref, obj) = (owner.unref_fn, owner.obj);
         if let Some(f) = unref {
             // SAFETY: as above.
             unsafe { f(obj) }

@@ -157,12 +157,14 @@ impl<'s, 'r> PreallocStrings<'s, 'r> {
         // SAFETY: `new` checked the region holds `len * slot_capacity` bytes, so slot `index`
         // is in bounds; `bytes` cannot alias the region, which `self` borrows mutably for
         // `'r`. The VIEW points into the region, which outlives `'r`.
-        unsafe {
-            let slot = self.region.add(index * slot_capacity);
-            core::ptr::copy_nonoverlapping(bytes.as_ptr(), slot, bytes.len());
-            let view = raw::assign_view(s, slot, bytes.len());
-            debug_assert!(view.is_ok());
-        }
+        let slot = unsafe { self.region.add(index * slot_capacity) };
+        // SAFETY: `slot` has `slot_capacity >= bytes.len()` bytes of the region (as above),
+        // which `bytes` cannot overlap.
+        unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), slot, bytes.len()) };
+        // SAFETY: `s` is a valid string of this array; the VIEW's bytes lie in the region,
+        // which outlives `'r`.
+        let view = unsafe { raw::assign_view(s, slot, bytes.len()) };
+        debug_assert!(view.is_ok());
         Ok(())
     }
 

@@ -21,19 +21,36 @@ use core::ptr::{self, NonNull};
 use super::heap::StringHeap;
 use super::owner::TStringOwner;
 use super::repr::{
-    Large, MAX_LEN, Repr, SMALL_CAPACITY, Small, TStringType, align16, pack_size, unpack_size,
+    Large, MAX_LEN, Repr, SMALL_CAPACITY, SMALL_DATA, Small, TStringType, View, align16, pack_size,
+    unpack_size,
 };
 use super::{TString, TStringError};
 
-#[inline]
-fn repr<H: StringHeap>(this: *const TString<'_, H>) -> *const Repr {
-    // `TString` is `repr(C)` with the union first, so the pointers coincide.
-    this.cast()
+/// The string's 24 bytes, copied out.
+///
+/// # Safety
+/// `this` must be readable and aligned for 24 bytes that hold a string (the module contract).
+#[inline(always)]
+unsafe fn load<H: StringHeap>(this: *const TString<'_, H>) -> Repr {
+    // SAFETY: `TString` is `repr(C)` with the union first, so `this` points at the union,
+    // readable and aligned (caller).
+    unsafe { ptr::read(this.cast::<Repr>()) }
 }
 
-#[inline]
-fn repr_mut<H: StringHeap>(this: *mut TString<'_, H>) -> *mut Repr {
-    this.cast()
+/// Overwrites the string's 24 bytes, without releasing what they held.
+///
+/// # Safety
+/// `this` must be writable and aligned for 24 bytes (the module contract).
+#[inline(always)]
+unsafe fn store<H: StringHeap>(this: *mut TString<'_, H>, r: Repr) {
+    // SAFETY: `this` points at the union (as in `load`), writable and aligned (caller).
+    unsafe { ptr::write(this.cast::<Repr>(), r) }
+}
+
+/// A SMALL string's data pointer, with the provenance of `this`.
+#[inline(always)]
+fn small_data<H: StringHeap>(this: *mut TString<'_, H>) -> *mut u8 {
+    this.cast::<u8>().wrapping_add(SMALL_DATA)
 }
 
 /// `TF_TString_Init`: the empty SMALL string (all 24 bytes zero). Owns nothing afterwards;
@@ -43,8 +60,8 @@ fn repr_mut<H: StringHeap>(this: *mut TString<'_, H>) -> *mut Repr {
 /// See the [module](self) docs; `this` need not hold a valid string.
 #[inline]
 pub unsafe fn init<H: StringHeap>(this: *mut TString<'_, H>) {
-    // SAFETY: `this` is valid for writes of 24 bytes (module contract).
-    unsafe { ptr::write(repr_mut(this), Repr::EMPTY) }
+    // SAFETY: `this` is writable for 24 aligned bytes (module contract).
+    unsafe { store(this, Repr::EMPTY) }
 }
 
 /// `TF_TString_GetType`.
@@ -53,7 +70,8 @@ pub unsafe fn init<H: StringHeap>(this: *mut TString<'_, H>) {
 /// See the [module](self) docs.
 #[inline]
 pub unsafe fn string_type<H: StringHeap>(this: *const TString<'_, H>) -> TStringType {
-    // SAFETY: byte 0 is always initialised: every constructor starts from zeroed bytes.
+    // SAFETY: `this` is readable (module contract) and byte 0 is initialised: every
+    // constructor starts from zeroed bytes.
     TStringType::from_tag(unsafe { this.cast::<u8>().read() })
 }
 
@@ -64,16 +82,8 @@ pub unsafe fn string_type<H: StringHeap>(this: *const TString<'_, H>) -> TString
 /// See the [module](self) docs.
 #[inline]
 pub unsafe fn len<H: StringHeap>(this: *const TString<'_, H>) -> usize {
-    let r = repr(this);
-    // SAFETY: each arm reads the union view its tag names; all are plain integers.
-    unsafe {
-        match string_type(this) {
-            TStringType::Small => min(((*r).small.size >> 2) as usize, SMALL_CAPACITY),
-            TStringType::Large => unpack_size((*r).large.size),
-            TStringType::Offset => ((*r).offset.size.get() >> 2) as usize,
-            TStringType::View => unpack_size((*r).view.size),
-        }
-    }
+    // SAFETY: `this` is readable for 24 aligned bytes (module contract).
+    unsafe { load(this) }.len()
 }
 
 /// `TF_TString_GetCapacity`: 22 for SMALL, `cap` for LARGE, 0 for the read-only types.
@@ -82,14 +92,8 @@ pub unsafe fn len<H: StringHeap>(this: *const TString<'_, H>) -> usize {
 /// See the [module](self) docs.
 #[inline]
 pub unsafe fn capacity<H: StringHeap>(this: *const TString<'_, H>) -> usize {
-    // SAFETY: reads the LARGE view only when the tag says LARGE.
-    unsafe {
-        match string_type(this) {
-            TStringType::Small => SMALL_CAPACITY,
-            TStringType::Large => (*repr(this)).large.cap,
-            TStringType::Offset | TStringType::View => 0,
-        }
-    }
+    // SAFETY: `this` is readable for 24 aligned bytes (module contract).
+    unsafe { load(this) }.capacity()
 }
 
 /// `TF_TString_GetDataPointer`. OFFSET data is `this + offset`, with provenance from `this`.
@@ -98,17 +102,15 @@ pub unsafe fn capacity<H: StringHeap>(this: *const TString<'_, H>) -> usize {
 /// See the [module](self) docs.
 #[inline]
 pub unsafe fn data_ptr<H: StringHeap>(this: *const TString<'_, H>) -> *const u8 {
-    let r = repr(this);
-    // SAFETY: each arm reads the union view its tag names.
-    unsafe {
-        match string_type(this) {
-            TStringType::Small => (&raw const (*r).small.str).cast(),
-            TStringType::Large => (*r).large.ptr,
-            TStringType::Offset => this
-                .cast::<u8>()
-                .wrapping_add((*r).offset.offset.get() as usize),
-            TStringType::View => (*r).view.ptr,
-        }
+    // SAFETY: `this` is readable for 24 aligned bytes (module contract).
+    let r = unsafe { load(this) };
+    match r.tag() {
+        TStringType::Small => small_data(this.cast_mut()).cast_const(),
+        TStringType::Large => r.as_large().ptr.cast_const(),
+        TStringType::Offset => this
+            .cast::<u8>()
+            .wrapping_add(r.as_offset().offset.get() as usize),
+        TStringType::View => r.as_view().ptr,
     }
 }
 
@@ -119,15 +121,16 @@ pub unsafe fn data_ptr<H: StringHeap>(this: *const TString<'_, H>) -> *const u8 
 /// neither mutated nor dropped.
 #[inline]
 pub unsafe fn bytes<'s, H: StringHeap>(this: *const TString<'_, H>) -> &'s [u8] {
-    // SAFETY: module contract: the data pointer is readable for `len` bytes.
-    unsafe {
-        let n = len(this);
-        let p = data_ptr(this);
-        if n == 0 || p.is_null() {
-            &[]
-        } else {
-            core::slice::from_raw_parts(p, n)
-        }
+    // SAFETY: `this` is a valid string (module contract).
+    let n = unsafe { len(this) };
+    // SAFETY: as above.
+    let p = unsafe { data_ptr(this) };
+    if n == 0 || p.is_null() {
+        &[]
+    } else {
+        // SAFETY: a valid string's data pointer is readable for its length (module contract),
+        // and the caller keeps it so for `'s`.
+        unsafe { core::slice::from_raw_parts(p, n) }
     }
 }
 
@@ -137,8 +140,10 @@ pub unsafe fn bytes<'s, H: StringHeap>(this: *const TString<'_, H>) -> &'s [u8] 
 /// # Safety
 /// `old` must be a copy of a valid string's bytes that nothing else will release.
 unsafe fn release_repr<H: StringHeap>(old: &Repr) {
-    // SAFETY: every byte is initialised; the caller's contract is `release_words`'s.
-    unsafe { release_words::<H>(old.raw[0] & 0b11, old.large.cap, old.large.ptr) }
+    let words = old.as_large();
+    // SAFETY: the tag and the LARGE words of a valid string that nothing else releases
+    // (caller), which is `release_words`'s contract.
+    unsafe { release_words::<H>(old.as_bytes()[0] & 0b11, words.cap, words.ptr) }
 }
 
 /// [`release_repr`] given the words that say what a string owns: its tag (the low two bits of
@@ -153,11 +158,13 @@ unsafe fn release_repr<H: StringHeap>(old: &Repr) {
 pub(crate) unsafe fn release_words<H: StringHeap>(tag: u8, cap: usize, ptr: *mut u8) {
     if tag == TStringType::Large as u8 {
         if let Some(p) = NonNull::new(ptr) {
-            // SAFETY: a valid LARGE string owns its block of `cap + 1` bytes (caller).
+            // SAFETY: a valid LARGE string owns its block of `cap + 1` bytes from `H`, and
+            // nothing else releases it (caller).
             unsafe { H::release(p, cap + 1) }
         }
     } else if tag == TStringType::View as u8 && !ptr.is_null() {
-        // SAFETY: a valid VIEW with an owner holds one reference to it (caller).
+        // SAFETY: a valid VIEW with an owner holds one reference to a live owner, and nothing
+        // else releases it (caller).
         unsafe { TStringOwner::release(ptr.cast_const().cast()) }
     }
 }
@@ -168,18 +175,19 @@ pub(crate) unsafe fn release_words<H: StringHeap>(tag: u8, cap: usize, ptr: *mut
 /// # Safety
 /// See the [module](self) docs.
 pub unsafe fn dealloc<H: StringHeap>(this: *mut TString<'_, H>) {
-    // SAFETY: module contract; the copy is released once and `this` re-initialised after.
-    unsafe {
-        let old = ptr::read(repr(this));
-        let owns = match string_type(this) {
-            TStringType::Large => !old.large.ptr.is_null(),
-            TStringType::View => !old.view.owner.is_null(),
-            TStringType::Small | TStringType::Offset => false,
-        };
-        if owns {
-            release_repr::<H>(&old);
-            init(this);
-        }
+    // SAFETY: `this` is readable for 24 aligned bytes (module contract).
+    let old = unsafe { load(this) };
+    let owns = match old.tag() {
+        TStringType::Large => !old.as_large().ptr.is_null(),
+        TStringType::View => !old.as_view().owner.is_null(),
+        TStringType::Small | TStringType::Offset => false,
+    };
+    if owns {
+        // SAFETY: `old` is a valid string's bytes (module contract) and `this` is
+        // re-initialised next, so nothing releases them again.
+        unsafe { release_repr::<H>(&old) };
+        // SAFETY: `this` is writable (module contract).
+        unsafe { init(this) };
     }
 }
 
@@ -188,12 +196,13 @@ pub unsafe fn dealloc<H: StringHeap>(this: *mut TString<'_, H>) {
 /// # Safety
 /// See the [module](self) docs.
 pub(crate) unsafe fn reset<H: StringHeap>(this: *mut TString<'_, H>) {
-    // SAFETY: module contract.
-    unsafe {
-        let old = ptr::read(repr(this));
-        release_repr::<H>(&old);
-        init(this);
-    }
+    // SAFETY: `this` is readable for 24 aligned bytes (module contract).
+    let old = unsafe { load(this) };
+    // SAFETY: `old` is a valid string's bytes (module contract) and `this` is re-initialised
+    // next, so nothing releases them again.
+    unsafe { release_repr::<H>(&old) };
+    // SAFETY: `this` is writable (module contract).
+    unsafe { init(this) };
 }
 
 fn alloc_error(bytes: usize) -> TStringError {
@@ -225,75 +234,93 @@ pub unsafe fn resize_uninit<H: StringHeap>(
     new_size: usize,
 ) -> Result<*mut u8, TStringError> {
     check_len(new_size)?;
-    let r = repr_mut(this);
-    // SAFETY: module contract; every union access matches the tag read just before it.
-    unsafe {
-        let curr_size = len(this);
-        let copy_size = min(new_size, curr_size);
-        let curr_type = string_type(this);
-        let curr_ptr = data_ptr(this);
+    // SAFETY: `this` is readable for 24 aligned bytes (module contract).
+    let cur = unsafe { load(this) };
+    let curr_size = cur.len();
+    let copy_size = min(new_size, curr_size);
+    let curr_type = cur.tag();
+    // SAFETY: `this` is a valid string (module contract).
+    let curr_ptr = unsafe { data_ptr(this) };
 
-        if new_size <= SMALL_CAPACITY {
-            if curr_type == TStringType::Small {
-                (*r).small.size = (new_size << 2) as u8;
-                (*r).small.str[new_size] = 0;
-            } else {
-                let mut small = Small {
-                    size: (new_size << 2) as u8,
-                    str: [0; SMALL_CAPACITY + 1],
-                };
-                if copy_size > 0 {
-                    ptr::copy_nonoverlapping(curr_ptr, small.str.as_mut_ptr(), copy_size);
-                }
-                let old = ptr::read(r);
-                release_repr::<H>(&old);
-                ptr::write(r, Repr::EMPTY);
-                (*r).small = small;
-            }
-            return Ok((&raw mut (*r).small.str).cast());
-        }
-
-        let curr_cap = capacity(this);
-        let new_cap = if new_size < curr_size && new_size < curr_cap / 2 {
-            align16(curr_cap / 2 + 1) - 1
-        } else if new_size > curr_cap {
-            align16(new_size + 1) - 1
+    if new_size <= SMALL_CAPACITY {
+        let mut r = cur;
+        if curr_type == TStringType::Small {
+            let mut small = *cur.as_small();
+            small.size = (new_size << 2) as u8;
+            small.str[new_size] = 0;
+            r.set_small(small);
         } else {
-            curr_cap
-        };
-
-        let new_ptr = if curr_type == TStringType::Large {
-            let old_ptr = (*r).large.ptr;
-            match NonNull::new(old_ptr) {
-                Some(p) if new_cap == curr_cap => p.as_ptr(),
-                Some(p) => H::reallocate(p, curr_cap + 1, new_cap + 1)
-                    .ok_or_else(|| alloc_error(new_cap + 1))?
-                    .as_ptr(),
-                None => H::allocate(new_cap + 1)
-                    .ok_or_else(|| alloc_error(new_cap + 1))?
-                    .as_ptr(),
-            }
-        } else {
-            let p = H::allocate(new_cap + 1)
-                .ok_or_else(|| alloc_error(new_cap + 1))?
-                .as_ptr();
+            let mut small = Small {
+                size: (new_size << 2) as u8,
+                str: [0; SMALL_CAPACITY + 1],
+            };
             if copy_size > 0 {
-                ptr::copy_nonoverlapping(curr_ptr, p, copy_size);
+                // SAFETY: the old data is readable for `curr_size >= copy_size` bytes (module
+                // contract); `small` is a local with room for 22 >= `copy_size`.
+                unsafe { ptr::copy_nonoverlapping(curr_ptr, small.str.as_mut_ptr(), copy_size) };
             }
-            let old = ptr::read(r);
-            release_repr::<H>(&old);
-            p
-        };
-
-        ptr::write(r, Repr::EMPTY);
-        (*r).large = Large {
-            size: pack_size(new_size, TStringType::Large),
-            cap: new_cap,
-            ptr: new_ptr,
-        };
-        new_ptr.add(new_size).write(0);
-        Ok(new_ptr)
+            // SAFETY: `cur` is a valid string's bytes (module contract) and `this` is
+            // overwritten next, so nothing releases them again.
+            unsafe { release_repr::<H>(&cur) };
+            r = Repr::EMPTY;
+            r.set_small(small);
+        }
+        // SAFETY: `this` is writable for 24 aligned bytes (module contract).
+        unsafe { store(this, r) };
+        return Ok(small_data(this));
     }
+
+    let curr_cap = cur.capacity();
+    let new_cap = if new_size < curr_size && new_size < curr_cap / 2 {
+        align16(curr_cap / 2 + 1) - 1
+    } else if new_size > curr_cap {
+        align16(new_size + 1) - 1
+    } else {
+        curr_cap
+    };
+
+    let new_ptr = if curr_type == TStringType::Large {
+        match NonNull::new(cur.as_large().ptr) {
+            Some(p) if new_cap == curr_cap => p.as_ptr(),
+            Some(p) => {
+                // SAFETY: `p` is this LARGE string's block of `curr_cap + 1` bytes from `H`
+                // (module contract); on failure it is untouched and still the string's.
+                unsafe { H::reallocate(p, curr_cap + 1, new_cap + 1) }
+                    .ok_or_else(|| alloc_error(new_cap + 1))?
+                    .as_ptr()
+            }
+            None => H::allocate(new_cap + 1)
+                .ok_or_else(|| alloc_error(new_cap + 1))?
+                .as_ptr(),
+        }
+    } else {
+        let p = H::allocate(new_cap + 1)
+            .ok_or_else(|| alloc_error(new_cap + 1))?
+            .as_ptr();
+        if copy_size > 0 {
+            // SAFETY: the old data is readable for `copy_size` bytes (module contract); `p` is
+            // a fresh block of `new_cap + 1 > copy_size` bytes, so they cannot overlap.
+            unsafe { ptr::copy_nonoverlapping(curr_ptr, p, copy_size) };
+        }
+        // SAFETY: `cur` is a valid string's bytes (module contract) and `this` is overwritten
+        // next, so nothing releases them again.
+        unsafe { release_repr::<H>(&cur) };
+        p
+    };
+
+    let mut r = Repr::EMPTY;
+    r.set_large(Large {
+        size: pack_size(new_size, TStringType::Large),
+        cap: new_cap,
+        ptr: new_ptr,
+    });
+    // SAFETY: `this` is writable for 24 aligned bytes (module contract).
+    unsafe { store(this, r) };
+    // SAFETY: the block holds `new_cap + 1 > new_size` bytes.
+    let end = unsafe { new_ptr.add(new_size) };
+    // SAFETY: as above: `end` is inside the block, which the string owns.
+    unsafe { end.write(0) };
+    Ok(new_ptr)
 }
 
 /// `TF_TString_Resize`: like [`resize_uninit`], filling grown bytes with `fill`.
@@ -305,15 +332,17 @@ pub unsafe fn resize<H: StringHeap>(
     new_size: usize,
     fill: u8,
 ) -> Result<*mut u8, TStringError> {
-    // SAFETY: module contract; the grown range lies inside the new length.
-    unsafe {
-        let curr_size = len(this);
-        let p = resize_uninit(this, new_size)?;
-        if new_size > curr_size {
-            ptr::write_bytes(p.add(curr_size), fill, new_size - curr_size);
-        }
-        Ok(p)
+    // SAFETY: `this` is a valid string (module contract).
+    let curr_size = unsafe { len(this) };
+    // SAFETY: as above.
+    let p = unsafe { resize_uninit(this, new_size) }?;
+    if new_size > curr_size {
+        // SAFETY: `p` is valid for `new_size + 1 > curr_size` bytes (`resize_uninit`).
+        let grown = unsafe { p.add(curr_size) };
+        // SAFETY: the grown range `[curr_size, new_size)` lies inside those bytes.
+        unsafe { ptr::write_bytes(grown, fill, new_size - curr_size) };
     }
+    Ok(p)
 }
 
 /// `TF_TString_GetMutableDataPointer`: SMALL and LARGE return their bytes; VIEW and OFFSET are
@@ -324,13 +353,13 @@ pub unsafe fn resize<H: StringHeap>(
 pub unsafe fn mutable_data_ptr<H: StringHeap>(
     this: *mut TString<'_, H>,
 ) -> Result<*mut u8, TStringError> {
-    // SAFETY: module contract.
-    unsafe {
-        match string_type(this) {
-            TStringType::Small => Ok((&raw mut (*repr_mut(this)).small.str).cast()),
-            TStringType::Large => Ok((*repr_mut(this)).large.ptr),
-            TStringType::Offset | TStringType::View => resize_uninit(this, len(this)),
-        }
+    // SAFETY: `this` is readable for 24 aligned bytes (module contract).
+    let cur = unsafe { load(this) };
+    match cur.tag() {
+        TStringType::Small => Ok(small_data(this)),
+        TStringType::Large => Ok(cur.as_large().ptr),
+        // SAFETY: `this` is a valid string (module contract).
+        TStringType::Offset | TStringType::View => unsafe { resize_uninit(this, cur.len()) },
     }
 }
 
@@ -344,47 +373,63 @@ pub unsafe fn reserve<H: StringHeap>(
     this: *mut TString<'_, H>,
     new_cap: usize,
 ) -> Result<(), TStringError> {
-    let r = repr_mut(this);
-    // SAFETY: module contract; union accesses follow the tag.
-    unsafe {
-        let curr_type = string_type(this);
-        if new_cap <= SMALL_CAPACITY {
-            return Ok(());
-        }
-        if curr_type == TStringType::Large && new_cap <= (*r).large.cap {
-            return Ok(());
-        }
-        check_len(new_cap)?;
-        let curr_size = len(this);
-        let curr_ptr = data_ptr(this);
-        let new_cap = align16(max(new_cap, curr_size) + 1) - 1;
-
-        if curr_type == TStringType::Large {
-            if let Some(p) = NonNull::new((*r).large.ptr) {
-                let p = H::reallocate(p, (*r).large.cap + 1, new_cap + 1)
-                    .ok_or_else(|| alloc_error(new_cap + 1))?;
-                (*r).large.ptr = p.as_ptr();
-                (*r).large.cap = new_cap;
-                return Ok(());
-            }
-        }
-        let p = H::allocate(new_cap + 1)
-            .ok_or_else(|| alloc_error(new_cap + 1))?
-            .as_ptr();
-        if curr_size > 0 {
-            ptr::copy_nonoverlapping(curr_ptr, p, curr_size);
-        }
-        p.add(curr_size).write(0);
-        let old = ptr::read(r);
-        release_repr::<H>(&old);
-        ptr::write(r, Repr::EMPTY);
-        (*r).large = Large {
-            size: pack_size(curr_size, TStringType::Large),
-            cap: new_cap,
-            ptr: p,
-        };
-        Ok(())
+    // SAFETY: `this` is readable for 24 aligned bytes (module contract).
+    let cur = unsafe { load(this) };
+    let curr_type = cur.tag();
+    if new_cap <= SMALL_CAPACITY {
+        return Ok(());
     }
+    let large = *cur.as_large();
+    if curr_type == TStringType::Large && new_cap <= large.cap {
+        return Ok(());
+    }
+    check_len(new_cap)?;
+    let curr_size = cur.len();
+    // SAFETY: `this` is a valid string (module contract).
+    let curr_ptr = unsafe { data_ptr(this) };
+    let new_cap = align16(max(new_cap, curr_size) + 1) - 1;
+
+    if curr_type == TStringType::Large {
+        if let Some(p) = NonNull::new(large.ptr) {
+            // SAFETY: `p` is this LARGE string's block of `cap + 1` bytes from `H` (module
+            // contract); on failure it is untouched and still the string's.
+            let p = unsafe { H::reallocate(p, large.cap + 1, new_cap + 1) }
+                .ok_or_else(|| alloc_error(new_cap + 1))?;
+            let mut r = cur;
+            r.set_large(Large {
+                cap: new_cap,
+                ptr: p.as_ptr(),
+                ..large
+            });
+            // SAFETY: `this` is writable for 24 aligned bytes (module contract).
+            unsafe { store(this, r) };
+            return Ok(());
+        }
+    }
+    let p = H::allocate(new_cap + 1)
+        .ok_or_else(|| alloc_error(new_cap + 1))?
+        .as_ptr();
+    if curr_size > 0 {
+        // SAFETY: the old data is readable for `curr_size` bytes (module contract); `p` is a
+        // fresh block of `new_cap + 1 > curr_size` bytes, so they cannot overlap.
+        unsafe { ptr::copy_nonoverlapping(curr_ptr, p, curr_size) };
+    }
+    // SAFETY: the block holds `new_cap + 1 > curr_size` bytes.
+    let end = unsafe { p.add(curr_size) };
+    // SAFETY: as above: `end` is inside the fresh block.
+    unsafe { end.write(0) };
+    // SAFETY: `cur` is a valid string's bytes (module contract) and `this` is overwritten
+    // next, so nothing releases them again.
+    unsafe { release_repr::<H>(&cur) };
+    let mut r = Repr::EMPTY;
+    r.set_large(Large {
+        size: pack_size(curr_size, TStringType::Large),
+        cap: new_cap,
+        ptr: p,
+    });
+    // SAFETY: `this` is writable for 24 aligned bytes (module contract).
+    unsafe { store(this, r) };
+    Ok(())
 }
 
 /// `TF_TString_ReserveAmortized`: reserves at least `new_cap`, and at least twice the current
@@ -396,14 +441,13 @@ pub unsafe fn reserve_amortized<H: StringHeap>(
     this: *mut TString<'_, H>,
     new_cap: usize,
 ) -> Result<(), TStringError> {
-    // SAFETY: module contract.
-    unsafe {
-        let curr_cap = capacity(this);
-        if new_cap > curr_cap {
-            reserve(this, max(new_cap, curr_cap.saturating_mul(2)))?;
-        }
-        Ok(())
+    // SAFETY: `this` is a valid string (module contract).
+    let curr_cap = unsafe { capacity(this) };
+    if new_cap > curr_cap {
+        // SAFETY: as above.
+        unsafe { reserve(this, max(new_cap, curr_cap.saturating_mul(2))) }?;
     }
+    Ok(())
 }
 
 /// `TF_TString_Copy`: replaces the contents with `size` bytes from `src` (SMALL or LARGE).
@@ -416,14 +460,14 @@ pub unsafe fn copy<H: StringHeap>(
     src: *const u8,
     size: usize,
 ) -> Result<(), TStringError> {
-    // SAFETY: module contract; `ptr::copy` tolerates a `src` that overlaps a SMALL string.
-    unsafe {
-        let p = resize_uninit(this, size)?;
-        if size > 0 {
-            ptr::copy(src, p, size);
-        }
-        Ok(())
+    // SAFETY: `this` is a valid string (module contract).
+    let p = unsafe { resize_uninit(this, size) }?;
+    if size > 0 {
+        // SAFETY: `src` is readable for `size` bytes (caller) and `p` writable for `size + 1`;
+        // `ptr::copy` tolerates a `src` that overlaps a SMALL string.
+        unsafe { ptr::copy(src, p, size) };
     }
+    Ok(())
 }
 
 /// Copies `size` bytes from `src`, keeping a LARGE block whenever it already has the room,
@@ -438,23 +482,30 @@ pub unsafe fn copy_reusing<H: StringHeap>(
     src: *const u8,
     size: usize,
 ) -> Result<(), TStringError> {
-    let r = repr_mut(this);
-    // SAFETY: module contract; the LARGE block holds `cap + 1 > size` bytes.
-    unsafe {
-        if string_type(this) == TStringType::Large
-            && !(*r).large.ptr.is_null()
-            && size <= (*r).large.cap
-        {
-            let p = (*r).large.ptr;
-            if size > 0 {
-                ptr::copy(src, p, size);
-            }
-            p.add(size).write(0);
-            (*r).large.size = pack_size(size, TStringType::Large);
-            return Ok(());
+    // SAFETY: `this` is readable for 24 aligned bytes (module contract).
+    let cur = unsafe { load(this) };
+    let large = *cur.as_large();
+    if cur.tag() == TStringType::Large && !large.ptr.is_null() && size <= large.cap {
+        if size > 0 {
+            // SAFETY: `src` is readable for `size` bytes (caller); the block holds
+            // `cap + 1 > size` bytes.
+            unsafe { ptr::copy(src, large.ptr, size) };
         }
-        copy(this, src, size)
+        // SAFETY: the block holds `cap + 1 > size` bytes.
+        let end = unsafe { large.ptr.add(size) };
+        // SAFETY: as above: `end` is inside the block, which the string owns.
+        unsafe { end.write(0) };
+        let mut r = cur;
+        r.set_large(Large {
+            size: pack_size(size, TStringType::Large),
+            ..large
+        });
+        // SAFETY: `this` is writable for 24 aligned bytes (module contract).
+        unsafe { store(this, r) };
+        return Ok(());
     }
+    // SAFETY: this function's contract is `copy`'s.
+    unsafe { copy(this, src, size) }
 }
 
 /// `TF_TString_AssignView`: releases what the string owned and makes it a plain VIEW of
@@ -468,7 +519,8 @@ pub unsafe fn assign_view<H: StringHeap>(
     src: *const u8,
     size: usize,
 ) -> Result<(), TStringError> {
-    // SAFETY: module contract; a null owner makes a plain view.
+    // SAFETY: `this` is a valid string (module contract), `src` readable for `size` bytes
+    // while it is used (caller); a null owner makes a plain view.
     unsafe { set_view(this, src, size, ptr::null()) }
 }
 
@@ -484,14 +536,16 @@ unsafe fn set_view<H: StringHeap>(
     owner: *const TStringOwner,
 ) -> Result<(), TStringError> {
     check_len(size)?;
-    // SAFETY: module contract.
-    unsafe {
-        reset(this);
-        let r = repr_mut(this);
-        (*r).view.size = pack_size(size, TStringType::View);
-        (*r).view.ptr = src;
-        (*r).view.owner = owner;
-    }
+    // SAFETY: `this` is a valid string (module contract).
+    unsafe { reset(this) };
+    let mut r = Repr::EMPTY;
+    r.set_view(View {
+        size: pack_size(size, TStringType::View),
+        ptr: src,
+        owner,
+    });
+    // SAFETY: `this` is writable for 24 aligned bytes (module contract).
+    unsafe { store(this, r) };
     Ok(())
 }
 
@@ -507,12 +561,14 @@ pub unsafe fn assign_owned_view<H: StringHeap>(
     owner: NonNull<TStringOwner>,
 ) -> Result<(), TStringError> {
     check_len(size)?;
-    // SAFETY: module contract; retain before releasing the old value in case it shares the
-    // owner, so the count never touches zero in between.
-    unsafe {
-        owner.as_ref().retain();
-        set_view(this, src, size, owner.as_ptr())
-    }
+    // SAFETY: `owner` is live (caller).
+    let live = unsafe { owner.as_ref() };
+    // SAFETY: retaining a live owner; done before the old value is released in case it
+    // shares the owner, so the count never touches zero in between.
+    unsafe { live.retain() };
+    // SAFETY: `this` is a valid string (module contract); the reference just retained is the
+    // string's, and `owner` keeps `src` readable (caller).
+    unsafe { set_view(this, src, size, owner.as_ptr()) }
 }
 
 /// `TF_TString_AppendN`: appends `size` bytes from `src`, growing with
@@ -529,18 +585,22 @@ pub unsafe fn append_n<H: StringHeap>(
     if size == 0 {
         return Ok(());
     }
-    // SAFETY: module contract.
-    unsafe {
-        let dst_size = len(this);
-        let new_size = dst_size.checked_add(size).ok_or(TStringError::TooLong {
-            len: usize::MAX,
-            max: MAX_LEN,
-        })?;
-        check_len(new_size)?;
-        reserve_amortized(this, new_size)?;
-        let p = resize_uninit(this, new_size)?;
-        ptr::copy_nonoverlapping(src, p.add(dst_size), size);
-    }
+    // SAFETY: `this` is a valid string (module contract).
+    let dst_size = unsafe { len(this) };
+    let new_size = dst_size.checked_add(size).ok_or(TStringError::TooLong {
+        len: usize::MAX,
+        max: MAX_LEN,
+    })?;
+    check_len(new_size)?;
+    // SAFETY: as above.
+    unsafe { reserve_amortized(this, new_size) }?;
+    // SAFETY: as above.
+    let p = unsafe { resize_uninit(this, new_size) }?;
+    // SAFETY: `p` is valid for `new_size + 1 > dst_size` bytes (`resize_uninit`).
+    let dst = unsafe { p.add(dst_size) };
+    // SAFETY: `src` is readable for `size` bytes outside the string (caller); `dst` has
+    // `new_size - dst_size = size` bytes of room.
+    unsafe { ptr::copy_nonoverlapping(src, dst, size) };
     Ok(())
 }
 
@@ -553,25 +613,35 @@ pub unsafe fn append<H: StringHeap>(
     this: *mut TString<'_, H>,
     src: *const TString<'_, H>,
 ) -> Result<(), TStringError> {
-    // SAFETY: module contract; for self-append the copy runs within the resized buffer.
-    unsafe {
-        if ptr::eq(this.cast::<u8>(), src.cast::<u8>()) {
-            let n = len(this);
-            if n == 0 {
-                return Ok(());
-            }
-            let doubled = n.checked_mul(2).ok_or(TStringError::TooLong {
-                len: usize::MAX,
-                max: MAX_LEN,
-            })?;
-            check_len(doubled)?;
-            reserve_amortized(this, doubled)?;
-            let p = resize_uninit(this, doubled)?;
-            ptr::copy_nonoverlapping(p, p.add(n), n);
+    if ptr::eq(this.cast::<u8>(), src.cast::<u8>()) {
+        // SAFETY: `this` is a valid string (module contract).
+        let n = unsafe { len(this) };
+        if n == 0 {
             return Ok(());
         }
-        append_n(this, data_ptr(src), len(src))
+        let doubled = n.checked_mul(2).ok_or(TStringError::TooLong {
+            len: usize::MAX,
+            max: MAX_LEN,
+        })?;
+        check_len(doubled)?;
+        // SAFETY: as above.
+        unsafe { reserve_amortized(this, doubled) }?;
+        // SAFETY: as above.
+        let p = unsafe { resize_uninit(this, doubled) }?;
+        // SAFETY: `p` is valid for `doubled + 1 > n` bytes (`resize_uninit`).
+        let dst = unsafe { p.add(n) };
+        // SAFETY: the first `n` bytes are the string's own (kept by the resize), the next `n`
+        // the new room: disjoint halves of one block.
+        unsafe { ptr::copy_nonoverlapping(p, dst, n) };
+        return Ok(());
     }
+    // SAFETY: `src` is a valid string (module contract).
+    let p = unsafe { data_ptr(src) };
+    // SAFETY: as above.
+    let n = unsafe { len(src) };
+    // SAFETY: `this` is a valid string, and `src` another one whose data is readable for `n`
+    // bytes (module contract).
+    unsafe { append_n(this, p, n) }
 }
 
 /// `TF_TString_Assign`: SMALL and VIEW are copied as they are (a VIEW's owner is retained),
@@ -588,26 +658,42 @@ pub unsafe fn assign<H: StringHeap>(
     if ptr::eq(this.cast::<u8>(), src.cast::<u8>()) {
         return Ok(());
     }
-    // SAFETY: module contract.
-    unsafe {
-        match string_type(src) {
-            TStringType::Small => {
-                reset(this);
-                ptr::write(repr_mut(this), ptr::read(repr(src)));
-                Ok(())
+    // SAFETY: `src` is readable for 24 aligned bytes (module contract).
+    let s = unsafe { load(src) };
+    match s.tag() {
+        TStringType::Small => {
+            // SAFETY: `this` is a valid string (module contract).
+            unsafe { reset(this) };
+            // SAFETY: `this` is writable; a SMALL string owns nothing, so copying its bytes
+            // is a copy of the string.
+            unsafe { store(this, s) };
+            Ok(())
+        }
+        TStringType::View => {
+            let v = *s.as_view();
+            match NonNull::new(v.owner.cast_mut()) {
+                // SAFETY: `this` is a valid string (module contract); `src`'s owner is live
+                // and keeps its bytes readable while referenced.
+                Some(owner) => unsafe {
+                    assign_owned_view(this, v.ptr, unpack_size(v.size), owner)
+                },
+                // SAFETY: `this` is a valid string and `src`'s bytes outlive it (caller).
+                None => unsafe { assign_view(this, v.ptr, unpack_size(v.size)) },
             }
-            TStringType::View => {
-                let v = (*repr(src)).view;
-                match NonNull::new(v.owner.cast_mut()) {
-                    Some(owner) => assign_owned_view(this, v.ptr, unpack_size(v.size), owner),
-                    None => assign_view(this, v.ptr, unpack_size(v.size)),
-                }
-            }
-            TStringType::Large => {
-                reset(this);
-                copy(this, data_ptr(src), len(src))
-            }
-            TStringType::Offset => assign_view(this, data_ptr(src), len(src)),
+        }
+        TStringType::Large => {
+            // SAFETY: `this` is a valid string (module contract).
+            unsafe { reset(this) };
+            // SAFETY: `src` is a valid string (module contract).
+            let p = unsafe { data_ptr(src) };
+            // SAFETY: `src`'s block is readable for its length and is not `this`'s storage.
+            unsafe { copy(this, p, s.len()) }
+        }
+        TStringType::Offset => {
+            // SAFETY: `src` is a valid string (module contract).
+            let p = unsafe { data_ptr(src) };
+            // SAFETY: `this` is a valid string and `src`'s bytes outlive it (caller).
+            unsafe { assign_view(this, p, s.len()) }
         }
     }
 }
@@ -621,25 +707,30 @@ pub unsafe fn move_from<H: StringHeap>(this: *mut TString<'_, H>, src: *mut TStr
     if ptr::eq(this.cast::<u8>(), src.cast::<u8>()) {
         return;
     }
-    // SAFETY: module contract; ownership moves with the bytes and the source is re-initialised.
-    unsafe {
-        match string_type(src) {
-            TStringType::Offset => {
-                let (p, n) = (data_ptr(src), len(src));
-                // Cannot fail: `n` came from a valid string, so it is within MAX_LEN.
-                let _ = assign_view(this, p, n);
-            }
-            ty => {
-                reset(this);
-                ptr::write(repr_mut(this), ptr::read(repr(src)));
-                let owned = match ty {
-                    TStringType::Large => true,
-                    TStringType::View => !(*repr(src)).view.owner.is_null(),
-                    _ => false,
-                };
-                if owned {
-                    init(src);
-                }
+    // SAFETY: `src` is readable for 24 aligned bytes (module contract).
+    let s = unsafe { load(src) };
+    match s.tag() {
+        TStringType::Offset => {
+            // SAFETY: `src` is a valid string (module contract).
+            let p = unsafe { data_ptr(src) };
+            // Cannot fail: the length came from a valid string, so it is within MAX_LEN.
+            // SAFETY: `this` is a valid string and `src`'s bytes outlive it (caller).
+            let _ = unsafe { assign_view(this, p, s.len()) };
+        }
+        ty => {
+            // SAFETY: `this` is a valid string (module contract).
+            unsafe { reset(this) };
+            // SAFETY: `this` is writable; what `src` owns moves with its bytes, and `src` is
+            // re-initialised below when it owned something, so nothing is released twice.
+            unsafe { store(this, s) };
+            let owned = match ty {
+                TStringType::Large => true,
+                TStringType::View => !s.as_view().owner.is_null(),
+                _ => false,
+            };
+            if owned {
+                // SAFETY: `src` is writable (module contract).
+                unsafe { init(src) };
             }
         }
     }

@@ -89,20 +89,111 @@ pub(crate) struct Small {
     pub str: [u8; SMALL_CAPACITY + 1],
 }
 
-/// The union of `TF_TString`. Always written starting from `raw: [0; 24]` so that no byte is
-/// ever uninitialised, whichever view a field write used.
+/// The union of `TF_TString`. Its fields are private so that every value starts from
+/// [`EMPTY`](Self::EMPTY) or 24 given bytes and changes only through the setters: a field
+/// narrower than 24 bytes (LARGE on 32-bit targets) then always lands on initialised bytes, so
+/// no byte is ever uninitialised. Every field is integers and raw pointers, which accept any
+/// initialised bytes, so each view can be read safely whatever the tag says; what the bytes
+/// *mean* is still the tag's to say.
 #[derive(Clone, Copy)]
 #[repr(C)]
 pub(crate) union Repr {
-    pub small: Small,
-    pub large: Large,
-    pub offset: Offset,
-    pub view: View,
-    pub raw: [u8; 24],
+    small: Small,
+    large: Large,
+    offset: Offset,
+    view: View,
+    bytes: [u8; 24],
 }
 
+/// Where a SMALL string's bytes start within its 24.
+pub(crate) const SMALL_DATA: usize = offset_of!(Small, str);
+
 impl Repr {
-    pub const EMPTY: Repr = Repr { raw: [0; 24] };
+    pub const EMPTY: Repr = Repr { bytes: [0; 24] };
+
+    /// The 24 bytes exactly as C sees them.
+    #[inline(always)]
+    pub(crate) const fn as_bytes(&self) -> &[u8; 24] {
+        // SAFETY: every byte is initialised (see the type's docs), and pointer bytes may be
+        // read as integers.
+        unsafe { &self.bytes }
+    }
+
+    /// The SMALL view of the bytes.
+    #[inline(always)]
+    pub(crate) const fn as_small(&self) -> &Small {
+        // SAFETY: every byte is initialised and `Small` is bytes: any value is one.
+        unsafe { &self.small }
+    }
+
+    /// The LARGE view of the bytes (also a VIEW's size word, data pointer and owner).
+    #[inline(always)]
+    pub(crate) const fn as_large(&self) -> &Large {
+        // SAFETY: every byte is initialised and `Large` is integers and a raw pointer.
+        unsafe { &self.large }
+    }
+
+    /// The OFFSET view of the bytes.
+    #[inline(always)]
+    pub(crate) const fn as_offset(&self) -> &Offset {
+        // SAFETY: every byte is initialised and `Offset` is integers.
+        unsafe { &self.offset }
+    }
+
+    /// The VIEW view of the bytes.
+    #[inline(always)]
+    pub(crate) const fn as_view(&self) -> &View {
+        // SAFETY: every byte is initialised and `View` is an integer and raw pointers.
+        unsafe { &self.view }
+    }
+
+    /// Overwrites the first 24 bytes with a SMALL string (all of them).
+    #[inline(always)]
+    pub(crate) fn set_small(&mut self, small: Small) {
+        self.small = small;
+    }
+
+    /// Overwrites the LARGE words; bytes past them (on 32-bit targets) are kept.
+    #[inline(always)]
+    pub(crate) fn set_large(&mut self, large: Large) {
+        self.large = large;
+    }
+
+    /// Overwrites the VIEW words; bytes past them (on 32-bit targets) are kept.
+    #[inline(always)]
+    pub(crate) fn set_view(&mut self, view: View) {
+        self.view = view;
+    }
+
+    /// The type the tag bits of byte 0 name.
+    #[inline(always)]
+    pub(crate) const fn tag(&self) -> TStringType {
+        TStringType::from_tag(self.as_bytes()[0])
+    }
+
+    /// `TF_TString_GetSize`. A SMALL size byte above 22 (possible only in corrupt foreign
+    /// bytes) is clamped to 22 so that no read ever leaves the struct.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        match self.tag() {
+            TStringType::Small => {
+                core::cmp::min((self.as_small().size >> 2) as usize, SMALL_CAPACITY)
+            }
+            TStringType::Large => unpack_size(self.as_large().size),
+            TStringType::Offset => (self.as_offset().size.get() >> 2) as usize,
+            TStringType::View => unpack_size(self.as_view().size),
+        }
+    }
+
+    /// `TF_TString_GetCapacity`: 22 for SMALL, `cap` for LARGE, 0 for the read-only types.
+    #[inline]
+    pub(crate) fn capacity(&self) -> usize {
+        match self.tag() {
+            TStringType::Small => SMALL_CAPACITY,
+            TStringType::Large => self.as_large().cap,
+            TStringType::Offset | TStringType::View => 0,
+        }
+    }
 }
 
 // The ABI, checked at compile time on every target this crate builds for.
@@ -182,7 +273,7 @@ impl Repr {
         raw[0..8].copy_from_slice(&w0.to_le_bytes());
         raw[8..16].copy_from_slice(&w1.to_le_bytes());
         raw[16..24].copy_from_slice(&w2.to_le_bytes());
-        Repr { raw }
+        Repr { bytes: raw }
     }
 }
 
@@ -263,8 +354,7 @@ mod tests {
         let src: [u8; 22] = core::array::from_fn(|i| 0xA0 + i as u8);
         for n in 0..=SMALL_CAPACITY {
             let r = Repr::small(&src[..n]);
-            // SAFETY: `raw` is the whole union, always initialised.
-            let raw = unsafe { r.raw };
+            let raw = r.as_bytes();
             assert_eq!(raw[0] as usize, n << 2);
             assert_eq!(&raw[1..1 + n], &src[..n]);
             assert!(raw[1 + n..].iter().all(|&b| b == 0), "n = {n}");

@@ -137,17 +137,19 @@ impl<'a, H: StringHeap> TString<'a, H> {
         let p = H::allocate(cap + 1)
             .ok_or(TStringError::Alloc { bytes: cap + 1 })?
             .as_ptr();
-        // SAFETY: the block holds `cap + 1 > n` bytes and cannot overlap `bytes`.
-        unsafe {
-            core::ptr::copy_nonoverlapping(bytes.as_ptr(), p, n);
-            p.add(n).write(0);
-        }
+        // SAFETY: `bytes` is readable for `n` bytes; the fresh block holds `cap + 1 > n` bytes
+        // and cannot overlap it.
+        unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), p, n) };
+        // SAFETY: as above: byte `n` is inside the block.
+        let end = unsafe { p.add(n) };
+        // SAFETY: as above.
+        unsafe { end.write(0) };
         let mut s = Self::new();
-        s.repr.large = Large {
+        s.repr.set_large(Large {
             size: pack_size(n, TStringType::Large),
             cap,
             ptr: p,
-        };
+        });
         Ok(s)
     }
 
@@ -156,10 +158,7 @@ impl<'a, H: StringHeap> TString<'a, H> {
     fn owns_something(&self) -> bool {
         let tag = self.raw_bytes()[0] & 0b11;
         // LARGE (1) and VIEW (3) are the odd tags: SMALL strings pass with one test.
-        tag & 1 == 1
-            && (tag == TStringType::Large as u8
-                // SAFETY: the tag says VIEW.
-                || !unsafe { self.repr.view.owner }.is_null())
+        tag & 1 == 1 && (tag == TStringType::Large as u8 || !self.repr.as_view().owner.is_null())
     }
 
     /// A VIEW of `bytes`: nothing is copied; the string borrows them for `'a`.
@@ -195,8 +194,8 @@ impl<'a, H: StringHeap> TString<'a, H> {
     /// byte read makes the compiler store a new string's first word in pieces around it.
     #[inline(always)]
     fn tag_from_word(&self) -> u8 {
-        // SAFETY: every byte is initialised; the first word of any string is its size word.
-        let word = unsafe { self.repr.large.size };
+        // The first word of any string is its size word.
+        let word = self.repr.as_large().size;
         // Byte 0 in memory is the low byte of a little-endian word, the high byte of a
         // big-endian one.
         let byte0 = if cfg!(target_endian = "little") {
@@ -210,9 +209,7 @@ impl<'a, H: StringHeap> TString<'a, H> {
     /// The string's 24 bytes exactly as C sees them.
     #[inline]
     pub fn raw_bytes(&self) -> &[u8; 24] {
-        // SAFETY: every byte of the union is initialised (all writes start from zeroes), and
-        // reading pointer bytes as integers is allowed.
-        unsafe { &self.repr.raw }
+        self.repr.as_bytes()
     }
 
     /// Length in bytes.
@@ -240,30 +237,30 @@ impl<'a, H: StringHeap> TString<'a, H> {
     #[inline]
     pub fn as_bytes(&self) -> &[u8] {
         let b0 = self.raw_bytes()[0];
-        // SAFETY: type invariants of safe code: a SMALL size is at most 22, a LARGE or VIEW
-        // pointer is readable for its length, and a `TString` held by value is never OFFSET
-        // (that case, reachable only through `unsafe` casts, takes the checked path).
-        unsafe {
-            if b0 & 0b11 == TStringType::Small as u8 {
-                return core::slice::from_raw_parts(
-                    self.repr.small.str.as_ptr(),
-                    (b0 >> 2) as usize,
-                );
-            }
-            let tag = b0 & 0b11;
-            if tag == TStringType::Offset as u8 {
-                return offset_bytes(self);
-            }
-            // LARGE and VIEW share the size word; only the pointer's place differs, so pick it
-            // with a select rather than a jump table.
-            let len = unpack_size(self.repr.large.size);
-            let ptr = if tag == TStringType::Large as u8 {
-                self.repr.large.ptr.cast_const()
-            } else {
-                self.repr.view.ptr
+        if b0 & 0b11 == TStringType::Small as u8 {
+            // SAFETY: type invariant of safe code: a SMALL size is at most 22, so the bytes lie
+            // inside the string's own 23.
+            return unsafe {
+                core::slice::from_raw_parts(self.repr.as_small().str.as_ptr(), (b0 >> 2) as usize)
             };
-            slice_or_empty(ptr, len)
         }
+        let tag = b0 & 0b11;
+        if tag == TStringType::Offset as u8 {
+            // A `TString` held by value is never OFFSET: that case, reachable only through
+            // `unsafe` casts, takes the checked path.
+            return offset_bytes(self);
+        }
+        // LARGE and VIEW share the size word; only the pointer's place differs, so pick it
+        // with a select rather than a jump table.
+        let len = unpack_size(self.repr.as_large().size);
+        let ptr = if tag == TStringType::Large as u8 {
+            self.repr.as_large().ptr.cast_const()
+        } else {
+            self.repr.as_view().ptr
+        };
+        // SAFETY: type invariant of safe code: a LARGE or VIEW pointer is readable for its
+        // length while `self` is borrowed.
+        unsafe { slice_or_empty(ptr, len) }
     }
 
     /// The bytes as UTF-8, or where they stop being UTF-8.
@@ -282,8 +279,7 @@ impl<'a, H: StringHeap> TString<'a, H> {
     /// The owner of a VIEW, if it has one.
     pub fn owner(&self) -> Option<NonNull<TStringOwner>> {
         match self.string_type() {
-            // SAFETY: the tag says VIEW.
-            TStringType::View => NonNull::new(unsafe { self.repr.view.owner }.cast_mut()),
+            TStringType::View => NonNull::new(self.repr.as_view().owner.cast_mut()),
             _ => None,
         }
     }
@@ -292,16 +288,15 @@ impl<'a, H: StringHeap> TString<'a, H> {
     /// (`TF_TString_GetMutableDataPointer`).
     pub fn as_mut_bytes(&mut self) -> Result<&mut [u8], TStringError> {
         let n = self.len();
-        // SAFETY: valid string; the returned pointer covers `n` initialised bytes and the
-        // slice borrows `self` mutably.
-        unsafe {
-            let p = raw::mutable_data_ptr(self.ptr_mut())?;
-            Ok(if n == 0 {
-                &mut []
-            } else {
-                core::slice::from_raw_parts_mut(p, n)
-            })
-        }
+        // SAFETY: `self` is a valid string.
+        let p = unsafe { raw::mutable_data_ptr(self.ptr_mut()) }?;
+        Ok(if n == 0 {
+            &mut []
+        } else {
+            // SAFETY: the pointer covers the string's `n` initialised bytes, and the slice
+            // borrows `self` mutably, so nothing else reaches them.
+            unsafe { core::slice::from_raw_parts_mut(p, n) }
+        })
     }
 
     /// Sets the length, filling new bytes with `fill` (`TF_TString_Resize`). See
@@ -399,9 +394,9 @@ impl<H: StringHeap> Drop for TString<'_, H> {
         // LARGE (1) and VIEW (3) are the odd tags; whether a VIEW has an owner is left to the
         // out-of-line release.
         if tag & 1 == 1 {
-            // SAFETY: every byte is initialised. LARGE's `cap` and `ptr` are the words where a
-            // VIEW keeps its data pointer and owner, so `ptr` is the owner for a VIEW.
-            let (cap, ptr) = unsafe { (self.repr.large.cap, self.repr.large.ptr) };
+            // LARGE's `cap` and `ptr` are the words where a VIEW keeps its data pointer and
+            // owner, so `ptr` is the owner for a VIEW.
+            let Large { cap, ptr, .. } = *self.repr.as_large();
             release::<H>(tag, cap, ptr);
         }
     }
@@ -433,7 +428,7 @@ unsafe fn slice_or_empty<'s>(p: *const u8, len: usize) -> &'s [u8] {
     if len == 0 {
         &[]
     } else {
-        // SAFETY: caller contract.
+        // SAFETY: `p` is readable for `len` bytes for `'s` (caller).
         unsafe { core::slice::from_raw_parts(p, len) }
     }
 }

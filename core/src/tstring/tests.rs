@@ -117,7 +117,7 @@ fn small_to_large_by_append() {
     // Amortised: max(23, 2 * 22) = 44 -> align16(45) - 1.
     assert_eq!(s.capacity(), 47);
     // SAFETY: LARGE data is NUL-terminated at len.
-    assert_eq!(unsafe { *s.as_ptr().add(23) }, 0);
+    assert_eq!(unsafe { *s.as_ptr().wrapping_add(23) }, 0);
 
     let mut s31: HS = TString::new();
     // SAFETY: valid, distinct strings.
@@ -293,23 +293,29 @@ fn offset_strings_read_in_place_through_raw_pointers() {
     buf.0[4..8].copy_from_slice(&24u32.to_le_bytes());
     buf.0[8..12].copy_from_slice(&1u32.to_le_bytes());
     let p = buf.0.as_mut_ptr().cast::<TString>();
-    // SAFETY: `p` is aligned, its provenance covers the whole buffer, and the header is a
-    // valid OFFSET string whose bytes lie inside it.
-    unsafe {
-        assert_eq!(raw::string_type(p), TStringType::Offset);
-        assert_eq!(raw::len(p), 5);
-        assert_eq!(raw::bytes(p), b"test\0");
-        // Assigning an OFFSET gives a VIEW of the same bytes.
-        let mut v: TString = TString::new();
-        raw::assign(&mut v, p).unwrap();
-        assert_eq!(v.string_type(), TStringType::View);
-        assert_eq!(v.as_ptr(), buf.0.as_ptr().add(24));
-        // Mutable access converts in place to an owned SMALL.
-        let m = raw::mutable_data_ptr(p).unwrap();
-        *m = b'T';
-        assert_eq!(raw::string_type(p), TStringType::Small);
-        assert_eq!(raw::bytes(p), b"Test\0");
-    }
+    // Every block below: `p` is aligned, its provenance covers the whole buffer, and the
+    // header is a valid OFFSET string whose bytes lie inside it.
+    // SAFETY: as just said.
+    assert_eq!(unsafe { raw::string_type(p) }, TStringType::Offset);
+    // SAFETY: as above.
+    assert_eq!(unsafe { raw::len(p) }, 5);
+    // SAFETY: as above.
+    assert_eq!(unsafe { raw::bytes(p) }, b"test\0");
+    // Assigning an OFFSET gives a VIEW of the same bytes.
+    let mut v: TString = TString::new();
+    // SAFETY: as above; `v` is a valid string and does not outlive `buf`.
+    unsafe { raw::assign(&mut v, p) }.unwrap();
+    assert_eq!(v.string_type(), TStringType::View);
+    assert_eq!(v.as_ptr(), buf.0.as_ptr().wrapping_add(24));
+    // Mutable access converts in place to an owned SMALL.
+    // SAFETY: as above.
+    let m = unsafe { raw::mutable_data_ptr(p) }.unwrap();
+    // SAFETY: `m` points at the 5 bytes of the now SMALL string.
+    unsafe { *m = b'T' };
+    // SAFETY: as above.
+    assert_eq!(unsafe { raw::string_type(p) }, TStringType::Small);
+    // SAFETY: as above.
+    assert_eq!(unsafe { raw::bytes(p) }, b"Test\0");
     let array = OffsetStrings::new(&buf.0, 0, 1).unwrap();
     assert_eq!(array.get(0), Some(&b"Test\0"[..]));
 }
@@ -567,7 +573,7 @@ proptest! {
                         prop_assert!(s.capacity() >= s.len());
                         prop_assert_eq!(s.capacity() % 16, 15);
                         // SAFETY: LARGE strings are NUL-terminated at len.
-                        prop_assert_eq!(unsafe { *s.as_ptr().add(s.len()) }, 0);
+                        prop_assert_eq!(unsafe { *s.as_ptr().wrapping_add(s.len()) }, 0);
                     }
                     TStringType::View => prop_assert_eq!(s.capacity(), 0),
                     TStringType::Offset => prop_assert!(false, "safe code made an OFFSET string"),
