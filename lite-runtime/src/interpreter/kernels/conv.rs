@@ -2,10 +2,14 @@
 //! int32 bias) and 16x8 (int16 activations, int8 weights, int64 or int32 bias), bit-exact with
 //! TensorFlow Lite's reference kernels.
 //!
-//! Everything `eval` needs is worked out at setup: `prepare` checks the operator and sizes the
-//! persistent block, `init` writes the [`Geometry`] into it followed by the per-channel
-//! multipliers, shifts and (int8) the bias with the input offset folded in
-//! (`bias + input_offset * sum(filter row)`), so `eval` does integer work only. Folding the
+//! Everything `eval` needs is worked out at setup: `prepare` checks the operator and keeps
+//! what the operands' shapes do not say ([`Params`]: strides, dilations, padding, clamps, zero
+//! points) in the operator's parameters; `init` writes the per-channel multipliers, shifts and
+//! (int8) the bias with the input offset folded in (`bias + input_offset * sum(filter row)`)
+//! into the persistent block, so `eval` does integer work only. `eval` rebuilds the full
+//! [`Geometry`] from the parameters and the shapes in the tensor records: a few loads per
+//! invoke, against 112 bytes of arena per operator if it were stored (TensorFlow Lite Micro's
+//! smallest arenas are the bar). Folding the
 //! offset out of the inner loop is exact: the reference skips taps outside the image, which is
 //! the same as reading the input zero point there (`zp + input_offset = 0`), and `i32`
 //! wrapping arithmetic is associative, so any summation order gives the reference's bits.
@@ -13,7 +17,7 @@
 
 use super::activation::float_range;
 use super::quant;
-use crate::interpreter::{Desc, Eval, Init, Kernel, KernelError, Prepare};
+use crate::interpreter::{Desc, Eval, Init, Kernel, KernelError, Prepare, Shape};
 use crate::model::{BuiltinOperator, BuiltinOptions, Padding, TensorType};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
@@ -48,9 +52,31 @@ pub(super) mod kind {
     pub const INT16_BIAS32: u32 = 3;
 }
 
-/// A convolution's sizes and quantization, at the head of its persistent block.
+/// What a convolution needs beyond its operands' shapes: the operator's parameters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, FromBytes, IntoBytes, KnownLayout, Immutable)]
 #[repr(C)]
+struct Params {
+    /// [`kind`].
+    kind: u8,
+    depthwise: u8,
+    has_bias: u8,
+    _reserved: u8,
+    stride_h: u32,
+    stride_w: u32,
+    dil_h: u32,
+    dil_w: u32,
+    pad_h: u32,
+    pad_w: u32,
+    act_min: i32,
+    act_max: i32,
+    lo: f32,
+    hi: f32,
+    input_offset: i32,
+    output_offset: i32,
+}
+
+/// A convolution's sizes and quantization: [`Params`] with the operands' shapes.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(super) struct Geometry {
     pub kind: u32,
     pub depthwise: u32,
@@ -81,14 +107,70 @@ pub(super) struct Geometry {
     /// The output zero point (int8).
     pub output_offset: i32,
     pub has_bias: u32,
-    pub _reserved: [u32; 3],
 }
 
-/// Bytes of the persistent block's header.
-const HEAD: usize = core::mem::size_of::<Geometry>();
-const _: () = assert!(HEAD % 16 == 0);
-
 impl Geometry {
+    /// The parameters `prepare` keeps.
+    fn params(&self) -> Params {
+        // `geometry` checked every value against 2^30 (and the kinds are small).
+        Params {
+            kind: self.kind as u8,
+            depthwise: self.depthwise as u8,
+            has_bias: self.has_bias as u8,
+            _reserved: 0,
+            stride_h: self.stride_h,
+            stride_w: self.stride_w,
+            dil_h: self.dil_h,
+            dil_w: self.dil_w,
+            pad_h: self.pad_h,
+            pad_w: self.pad_w,
+            act_min: self.act_min,
+            act_max: self.act_max,
+            lo: self.lo,
+            hi: self.hi,
+            input_offset: self.input_offset,
+            output_offset: self.output_offset,
+        }
+    }
+
+    /// The geometry `prepare` checked, from its parameters and the operands' shapes (which
+    /// `prepare` checked against each other: 4-D, sizes under 2^30).
+    fn rebuild(p: &Params, input: &Shape, filter: &Shape, output: &Shape) -> Self {
+        let d = |s: &Shape, i: usize| s.dim(i).unwrap_or(0) as u32;
+        let (in_c, out_c) = (d(input, 3), d(output, 3));
+        Self {
+            kind: u32::from(p.kind),
+            depthwise: u32::from(p.depthwise),
+            batches: d(input, 0),
+            in_h: d(input, 1),
+            in_w: d(input, 2),
+            in_c,
+            out_h: d(output, 1),
+            out_w: d(output, 2),
+            out_c,
+            f_h: d(filter, 1),
+            f_w: d(filter, 2),
+            depth_mult: if p.depthwise != 0 {
+                out_c.checked_div(in_c).unwrap_or(0)
+            } else {
+                1
+            },
+            stride_h: p.stride_h,
+            stride_w: p.stride_w,
+            dil_h: p.dil_h,
+            dil_w: p.dil_w,
+            pad_h: p.pad_h,
+            pad_w: p.pad_w,
+            act_min: p.act_min,
+            act_max: p.act_max,
+            lo: p.lo,
+            hi: p.hi,
+            input_offset: p.input_offset,
+            output_offset: p.output_offset,
+            has_bias: u32::from(p.has_bias),
+        }
+    }
+
     /// Values of one filter row of CONV_2D (`f_h * f_w * in_c`).
     #[must_use]
     pub fn row(&self) -> usize {
@@ -99,12 +181,12 @@ impl Geometry {
         self.kind != kind::FLOAT
     }
 
-    /// Persistent bytes: the header, then multiplier, shift and folded bias per channel.
+    /// Persistent bytes: multiplier, shift and folded bias per channel (quantized only).
     fn persistent_bytes(&self) -> usize {
         if self.quantized() {
-            HEAD + 3 * 4 * self.out_c as usize
+            3 * 4 * self.out_c as usize
         } else {
-            HEAD
+            0
         }
     }
 
@@ -345,7 +427,7 @@ fn prepare(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
     }
     ctx.request_persistent(g.persistent_bytes());
     ctx.request_scratch(g.scratch_bytes());
-    Ok(())
+    ctx.set_params(&g.params())
 }
 
 /// The operator's tensors, as the model describes them (no borrow of the context kept).
@@ -424,12 +506,10 @@ fn channel_params(
 fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
     let g = geometry(ctx.prepared())?;
     let ops = Operands::of(ctx.prepared())?;
-    let block = ctx.persistent();
+    let rest = ctx.persistent();
     let small = KernelError::Mismatch {
         what: "persistent block smaller than asked",
     };
-    let (head, rest) = block.split_at_mut_checked(HEAD).ok_or(small)?;
-    head.copy_from_slice(g.as_bytes());
     if g.quantized() {
         let oc = g.out_c as usize;
         let table =
@@ -447,27 +527,32 @@ fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
     Ok(())
 }
 
-/// The persistent block's parts: the geometry and, quantized, multipliers, shifts, biases.
 /// Multipliers, shifts and biases, one per output channel.
 type Channels<'a> = (&'a [i32], &'a [i32], &'a [i32]);
 
-fn parts(block: &[u8]) -> Result<(Geometry, Channels<'_>), KernelError> {
+/// The persistent block's parts: quantized, multipliers, shifts, biases.
+fn parts<'b>(g: &Geometry, rest: &'b [u8]) -> Result<Channels<'b>, KernelError> {
     let bad = KernelError::Mismatch {
         what: "persistent block not as init wrote it",
     };
-    let (g, rest) = Geometry::read_from_prefix(block).map_err(|_| bad)?;
     if !g.quantized() {
-        return Ok((g, (&[], &[], &[])));
+        return Ok((&[], &[], &[]));
     }
     let oc = g.out_c as usize;
     let table = <[i32]>::ref_from_bytes(rest.get(..12 * oc).ok_or(bad)?).map_err(|_| bad)?;
     let (mult, rest) = table.split_at(oc);
     let (shift, bias) = rest.split_at(oc);
-    Ok((g, (mult, shift, bias)))
+    Ok((mult, shift, bias))
 }
 
 fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
-    let (g, (mult, shift, folded)) = parts(ctx.persistent())?;
+    let g = Geometry::rebuild(
+        &ctx.params(),
+        &ctx.input_shape(0)?,
+        &ctx.input_shape(1)?,
+        &ctx.output_shape(0)?,
+    );
+    let (mult, shift, folded) = parts(&g, ctx.persistent())?;
     let q = Requant {
         mult,
         shift,
