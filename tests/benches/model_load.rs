@@ -204,7 +204,7 @@ fn tessera_walk(bytes: &[u8]) -> u64 {
                     s.int(axis.into());
                     s.int(activation(a));
                 }
-                BuiltinOptions::Add { activation: a }
+                BuiltinOptions::Add { activation: a, .. }
                 | BuiltinOptions::Sub { activation: a }
                 | BuiltinOptions::Mul { activation: a }
                 | BuiltinOptions::Div { activation: a } => s.int(activation(a)),

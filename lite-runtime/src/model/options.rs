@@ -309,6 +309,11 @@ pub enum BuiltinOptions<'a> {
     Add {
         /// Fused activation.
         activation: Activation,
+        /// `pot_scale_int16` (schema default true; false when the operator has no options
+        /// table, as LiteRT reads it): an int16 ADD whose scales are all powers of two then
+        /// takes TensorFlow Lite's power-of-two path (shifts and a saturating add) instead of
+        /// the general rescaling one. TensorFlow's converter writes false.
+        pot_scale_int16: bool,
     },
     /// SUB.
     Sub {
@@ -462,7 +467,12 @@ pub(crate) fn decode<'a>(buf: &'a [u8], type_id: u8, t: Option<Table>) -> Builti
             axis: word(0, 0),
             activation: act(1),
         },
-        id::ADD => O::Add { activation: act(0) },
+        id::ADD => O::Add {
+            activation: act(0),
+            // A table without the field: the schema's true. No table at all: false, as
+            // LiteRT's zero-initialized TfLiteAddParams reads then (ParseAdd fills nothing).
+            pot_scale_int16: t.is_some() && flag(1, true),
+        },
         id::SUB => O::Sub { activation: act(0) },
         id::MUL => O::Mul { activation: act(0) },
         id::DIV => O::Div { activation: act(0) },

@@ -210,7 +210,7 @@ impl fmt::Display for BuiltinOptions<'_> {
             O::Concatenation { axis, activation } => {
                 write!(f, "axis={axis} activation={activation}")
             }
-            O::Add { activation }
+            O::Add { activation, .. }
             | O::Sub { activation }
             | O::Mul { activation }
             | O::Div { activation } => write!(f, "activation={activation}"),

@@ -439,7 +439,7 @@ fn activation<const OP: u8>(ctx: &Prepare<'_, '_>) -> Result<Activation, KernelE
     let options = ctx.operator().options();
     let found = match (OP, options) {
         (_, BuiltinOptions::None) => Some(Activation::None),
-        (op::ADD, BuiltinOptions::Add { activation })
+        (op::ADD, BuiltinOptions::Add { activation, .. })
         | (op::SUB, BuiltinOptions::Sub { activation })
         | (op::MUL, BuiltinOptions::Mul { activation })
         | (op::DIV, BuiltinOptions::Div { activation }) => Some(activation),

@@ -1,5 +1,6 @@
 //! Tests of the model loader over models written by a test-only flatbuffer builder.
 
+mod add_options;
 pub(crate) mod builder;
 mod malformed;
 mod props;

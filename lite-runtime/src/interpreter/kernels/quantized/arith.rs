@@ -10,9 +10,15 @@
 //!   and quotient, as the reference computes it, then `QuantizeMultiplier`).
 //!
 //! Then the output zero point and the fused activation's clamp.
+//!
+//! int16 ADD takes the reference's power-of-two path instead when the operator's
+//! `pot_scale_int16` is set and every scale passes `CheckedLog2` (`reference_ops::Add(int16)`):
+//! the operand whose scale differs from the output's is divided by the power of two between
+//! them (`RoundingDivideByPOT` in int16), then a saturating int16 add and the clamp.
 
 use super::super::binary::broadcast::{Broadcast, broadcast_shape, map2};
 use super::super::quant::{self, multiply_by_quantized_multiplier as mbqm};
+use super::fixed_point::{checked_log2, rounding_divide_by_pot_i16};
 use crate::interpreter::{Eval, KernelError, Prepare};
 use crate::model::{Activation, BuiltinOptions, TensorType};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
@@ -20,7 +26,8 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 #[derive(Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable)]
 #[repr(C)]
 pub(crate) struct Params {
-    /// 1: int16 tensors; 0: int8.
+    /// 0: int8; [`WIDE`]: int16, general rescaling; [`WIDE_POT`]: int16, power-of-two
+    /// path (`input*_shift` are then the operands' right shifts, `<= 0`).
     wide: u32,
     left_shift: i32,
     input1_offset: i32,
@@ -35,6 +42,11 @@ pub(crate) struct Params {
     lo: i32,
     hi: i32,
 }
+
+/// `Params::wide` for int16 tensors on the general path.
+const WIDE: u32 = 1;
+/// `Params::wide` for int16 ADD on the power-of-two path.
+const WIDE_POT: u32 = 2;
 
 /// Whether this file runs ADD / MUL for an input of type `t`.
 pub(crate) fn handles(t: TensorType) -> bool {
@@ -85,10 +97,13 @@ pub(crate) fn prepare(ctx: &mut Prepare<'_, '_>, mul: bool) -> Result<(), Kernel
             what: "output shape is not the inputs' broadcast shape",
         });
     }
-    let activation = match ctx.operator().options() {
-        BuiltinOptions::Add { activation } if !mul => activation,
-        BuiltinOptions::Mul { activation } if mul => activation,
-        BuiltinOptions::None => Activation::None,
+    let (activation, pot_scale_int16) = match ctx.operator().options() {
+        BuiltinOptions::Add {
+            activation,
+            pot_scale_int16,
+        } if !mul => (activation, pot_scale_int16),
+        BuiltinOptions::Mul { activation } if mul => (activation, false),
+        BuiltinOptions::None => (Activation::None, false),
         _ => {
             return Err(KernelError::Mismatch {
                 what: "options are not the op's",
@@ -105,7 +120,7 @@ pub(crate) fn prepare(ctx: &mut Prepare<'_, '_>, mul: bool) -> Result<(), Kernel
     }
     let (lo, hi) = quant::activation_range(activation, out.dtype, so, zo)?;
     let mut p = Params {
-        wide: u32::from(wide),
+        wide: if wide { WIDE } else { 0 },
         left_shift: 0,
         input1_offset: -z1,
         input1_multiplier: 0,
@@ -124,13 +139,19 @@ pub(crate) fn prepare(ctx: &mut Prepare<'_, '_>, mul: bool) -> Result<(), Kernel
         let m = f64::from(s1 * s2 / so);
         (p.output_multiplier, p.output_shift) = quant::checked_multiplier(m, false)?;
     } else {
-        if wide && [s1, s2, so].iter().all(|s| is_power_of_two(*s)) {
-            // With every scale a power of two the reference picks between this general
-            // path and its power-of-two path by AddOptions.pot_scale_int16, which the
-            // model loader does not expose.
-            return Err(KernelError::Unsupported {
-                what: "int16 ADD with power-of-two scales (pot_scale_int16 not read)",
-            });
+        if wide && pot_scale_int16 {
+            let logs = [s1, s2, so].map(checked_log2);
+            if logs.iter().all(|&(_, pot)| pot) {
+                pot_shifts(&mut p, logs[0].0, logs[1].0, logs[2].0)?;
+                if a.shape.dims() != b.shape.dims() {
+                    // The reference's power-of-two ADD indexes both inputs by the output's
+                    // flat index: it has no broadcasting.
+                    return Err(KernelError::Unsupported {
+                        what: "int16 power-of-two ADD with broadcasting",
+                    });
+                }
+                return ctx.set_params(&p);
+            }
         }
         p.left_shift = if wide { 15 } else { 20 };
         // `2 * max(s1, s2)` is a float (exact), the quotients double.
@@ -143,10 +164,38 @@ pub(crate) fn prepare(ctx: &mut Prepare<'_, '_>, mul: bool) -> Result<(), Kernel
     ctx.set_params(&p)
 }
 
-fn is_power_of_two(s: f32) -> bool {
-    // `CheckedLog2`: log2 of the scale within 1e-3 of an integer.
-    let l = libm::log2(f64::from(s));
-    (l - libm::round(l)).abs() < 1e-3
+/// The power-of-two path's shifts from the scales' log2 (inputs 1, 2, output), refused
+/// where the reference's Prepare fails: one operand must have the output's scale, the other
+/// a smaller one, at most 31 bits below (`RoundingDivideByPOT`'s range).
+fn pot_shifts(p: &mut Params, l1: i32, l2: i32, lo: i32) -> Result<(), KernelError> {
+    let (d1, d2) = (l1.saturating_sub(lo), l2.saturating_sub(lo));
+    if (d1 != 0 && d2 != 0) || d1 > 0 || d2 > 0 {
+        return Err(KernelError::Unsupported {
+            what: "int16 power-of-two ADD where neither input has the output's scale, or one \
+                   has a larger one",
+        });
+    }
+    if d1.min(d2) < -31 {
+        return Err(KernelError::Unsupported {
+            what: "int16 power-of-two ADD with input scales over 2^31 apart",
+        });
+    }
+    p.wide = WIDE_POT;
+    (p.input1_shift, p.input2_shift) = (d1, d2);
+    Ok(())
+}
+
+/// One element of the power-of-two int16 ADD (`reference_ops::Add(int16)`, `pot_scale`).
+#[inline]
+pub(crate) fn add_pot_one(p: &Params, x: i16, y: i16) -> i16 {
+    // The operand with shift 0 is taken as it is (input 1 when both are 0).
+    let (kept, shifted, right) = if p.input1_shift == 0 {
+        (x, y, p.input2_shift)
+    } else {
+        (y, x, p.input1_shift)
+    };
+    let scaled = rounding_divide_by_pot_i16(shifted, right.unsigned_abs());
+    i32::from(scaled.saturating_add(kept)).clamp(p.lo, p.hi) as i16
 }
 
 /// One ADD element (`AddFunc`).
@@ -209,6 +258,12 @@ pub(crate) fn eval(ctx: &mut Eval<'_>, mul: bool) -> Result<(), KernelError> {
         return Ok(());
     }
     let plan = Broadcast::new(&so, [&sa, &sb])?;
+    if p.wide == WIDE_POT {
+        let a = ctx.input::<i16>(0)?;
+        let b = ctx.input::<i16>(1)?;
+        let out = ctx.output::<i16>(0)?;
+        return map2(&plan, a, b, out, |x, y| add_pot_one(&p, x, y));
+    }
     let f = if mul { mul_one } else { add_one };
     if p.wide == 0 && !mul && so.elements() > 512 {
         let (t1, t2) = add_tables(&p);

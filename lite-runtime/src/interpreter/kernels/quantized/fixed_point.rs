@@ -34,6 +34,30 @@ pub(crate) fn saturating_rounding_multiply_by_pot(x: i32, exponent: i32) -> i32 
     }
 }
 
+/// `CheckedLog2`: `log2(x)` rounded, and whether `x` is a power of two by TensorFlow Lite's
+/// test (the `f32` logarithm within 1e-3 of that integer). Scales that pass are read as exact
+/// fixed-point formats by the int16 kernels (ADD's power-of-two path, LOGISTIC, TANH).
+pub(crate) fn checked_log2(x: f32) -> (i32, bool) {
+    // `std::log(x) * (1.0f / std::log(2.0f))` in float, rounded half away from zero.
+    let log2 = libm::logf(x) * (1.0 / libm::logf(2.0));
+    let rounded = libm::roundf(log2);
+    // C's float-to-int conversion; saturating here where C is undefined (no finite positive
+    // f32 has a log2 outside +-150 anyway).
+    (rounded as i32, (log2 - rounded).abs() < 1e-3)
+}
+
+/// `gemmlowp::RoundingDivideByPOT` on an `int16_t`: `x / 2^exponent` rounded to nearest, ties
+/// away from zero, for `exponent` in `0..=31`, with C's int16 truncations (from 16 on the
+/// mask wraps to -1 and the result is 1 for `x >= 0`, -1 below, as the reference computes).
+#[inline]
+pub(crate) fn rounding_divide_by_pot_i16(x: i16, exponent: u32) -> i16 {
+    let mask = ((1i64 << exponent) - 1) as i16;
+    let remainder = x & mask;
+    let threshold = (mask >> 1).wrapping_add(i16::from(x < 0));
+    let shifted = (i32::from(x) >> exponent) as i16;
+    shifted.wrapping_add(i16::from(remainder > threshold))
+}
+
 /// `RoundingHalfSum`: `(a + b) / 2` rounded to nearest, ties away from zero.
 #[inline]
 fn rounding_half_sum(a: i32, b: i32) -> i32 {
