@@ -584,22 +584,31 @@ pub(crate) fn depthwise_i16_impl(
     Ok(())
 }
 
-/// Each kernel twice: the portable body, and the same body compiled for AVX2 on x86 hosts
-/// with `std`, chosen at run time (the integer results are identical; float sums use no
-/// fused multiply-add, so those are too).
+#[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86")))]
+mod avx2;
+
+/// Each kernel twice: the portable body, and an AVX2 body on x86 hosts with `std`, chosen at
+/// run time (the integer results are identical; float sums use no fused multiply-add and keep
+/// the portable order, so those are too). `name => avx2::body` names a hand-written body in
+/// [`avx2`]; `name => name_avx2` compiles the portable body again for AVX2.
 macro_rules! dispatch {
-    ($($(#[$doc:meta])* $name:ident => $avx:ident, $imp:ident ($($arg:ident: $ty:ty),*);)*) => {$(
+    ($($(#[$doc:meta])* $name:ident => $($avx:ident)::+, $imp:ident ($($arg:ident: $ty:ty),*);)*) => {$(
         $(#[$doc])*
         #[allow(clippy::too_many_arguments)]
         pub(crate) fn $name($($arg: $ty),*) -> Result<(), KernelError> {
             #[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86")))]
             if std::is_x86_feature_detected!("avx2") {
-                // SAFETY: the CPU has AVX2, the one feature `$avx` is compiled for.
-                return unsafe { $avx($($arg),*) };
+                // SAFETY: the CPU has AVX2, the one feature the AVX2 body is compiled for.
+                return unsafe { $($avx)::+($($arg),*) };
             }
             $imp($($arg),*)
         }
+    )*};
+}
 
+/// The portable body compiled again with AVX2 enabled (the kernels without a hand-written one).
+macro_rules! compiled_for_avx2 {
+    ($($avx:ident, $imp:ident ($($arg:ident: $ty:ty),*);)*) => {$(
         #[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86")))]
         #[target_feature(enable = "avx2")]
         #[allow(clippy::too_many_arguments)]
@@ -609,15 +618,21 @@ macro_rules! dispatch {
     )*};
 }
 
+compiled_for_avx2! {
+    depthwise_f32_avx2, depthwise_f32_impl(g: &Geometry, input: &[f32], filter: &[f32], bias: Option<&[f32]>, out: &mut [f32], acc: &mut [f32]);
+    conv_i16_avx2, conv_i16_impl(g: &Geometry, input: &[i16], filter: &[i8], q: &Requant<'_>, bias: Bias<'_>, out: &mut [i16], patch: &mut [i16]);
+    depthwise_i16_avx2, depthwise_i16_impl(g: &Geometry, input: &[i16], filter: &[i8], q: &Requant<'_>, bias: Bias<'_>, out: &mut [i16], acc: &mut [i64]);
+}
+
 dispatch! {
     /// CONV_2D, float32.
-    conv_f32 => conv_f32_avx2, conv_f32_impl(g: &Geometry, input: &[f32], filter: &[f32], bias: Option<&[f32]>, out: &mut [f32], patch: &mut [f32]);
+    conv_f32 => avx2::conv_f32, conv_f32_impl(g: &Geometry, input: &[f32], filter: &[f32], bias: Option<&[f32]>, out: &mut [f32], patch: &mut [f32]);
     /// DEPTHWISE_CONV_2D, float32.
     depthwise_f32 => depthwise_f32_avx2, depthwise_f32_impl(g: &Geometry, input: &[f32], filter: &[f32], bias: Option<&[f32]>, out: &mut [f32], acc: &mut [f32]);
     /// CONV_2D, int8.
-    conv_i8 => conv_i8_avx2, conv_i8_impl(g: &Geometry, input: &[i8], filter: &[i8], q: &Requant<'_>, out: &mut [i8], patch: &mut [i8], acc: &mut [i32]);
+    conv_i8 => avx2::conv_i8, conv_i8_impl(g: &Geometry, input: &[i8], filter: &[i8], q: &Requant<'_>, out: &mut [i8], patch: &mut [i8], acc: &mut [i32]);
     /// DEPTHWISE_CONV_2D, int8.
-    depthwise_i8 => depthwise_i8_avx2, depthwise_i8_impl(g: &Geometry, input: &[i8], filter: &[i8], q: &Requant<'_>, out: &mut [i8], acc: &mut [i32]);
+    depthwise_i8 => avx2::depthwise_i8, depthwise_i8_impl(g: &Geometry, input: &[i8], filter: &[i8], q: &Requant<'_>, out: &mut [i8], acc: &mut [i32]);
     /// CONV_2D, 16x8.
     conv_i16 => conv_i16_avx2, conv_i16_impl(g: &Geometry, input: &[i16], filter: &[i8], q: &Requant<'_>, bias: Bias<'_>, out: &mut [i16], patch: &mut [i16]);
     /// DEPTHWISE_CONV_2D, 16x8.

@@ -1,0 +1,416 @@
+//! AVX2 bodies of the int8 and float32 convolutions (x86 hosts with `std`, chosen at run
+//! time): eight output channels per filter pass with their sums kept in registers, and
+//! `vpmaddwd` on inputs widened to 16 bits, so the keyword-spotting network's short channel
+//! runs (16-40 values) cost a few instructions per 16 multiply-accumulates. Results are the
+//! portable bodies' bits: integer sums wrap in any order, float sums keep the portable lanes
+//! and the portable pairwise tree, with no fused multiply-add.
+
+// Value intrinsics became safe inside `#[target_feature]` functions in Rust 1.87; the crate's
+// minimum (1.85) still needs them in `unsafe` blocks, which newer compilers call unused.
+#![allow(unused_unsafe)]
+
+#[cfg(target_arch = "x86")]
+use core::arch::x86::*;
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::*;
+
+use super::{
+    Dims, Geometry, KernelError, Requant, SHORT, Windows, at, check_requant, clamp, dot_f32,
+    dot_i8, gather, requant_row, take, take_mut,
+};
+
+/// `s[o..o + N]` as an array, or the short-tensor error.
+#[inline(always)]
+fn chunk<T, const N: usize>(s: &[T], o: usize) -> Result<&[T; N], KernelError> {
+    s.get(o..).and_then(<[T]>::first_chunk::<N>).ok_or(SHORT)
+}
+
+/// Sixteen int8 values widened to sixteen int16 lanes.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn widen16(s: &[i8; 16]) -> __m256i {
+    // SAFETY: `s` is 16 readable bytes, and `loadu` has no alignment requirement.
+    let v = unsafe { _mm_loadu_si128(s.as_ptr().cast()) };
+    // SAFETY: AVX2 is enabled for this function.
+    unsafe { _mm256_cvtepi8_epi16(v) }
+}
+
+/// Eight int8 values widened to eight int16 lanes (the low 128 bits).
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn widen8(s: &[i8; 8]) -> __m128i {
+    // SAFETY: `s` is 8 readable bytes, and `loadl_epi64` reads exactly 8 bytes unaligned.
+    let v = unsafe { _mm_loadl_epi64(s.as_ptr().cast()) };
+    // SAFETY: AVX2 (so SSE4.1) is enabled for this function.
+    unsafe { _mm_cvtepi8_epi16(v) }
+}
+
+/// Eight int32 lanes from `s`.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn load_i32(s: &[i32; 8]) -> __m256i {
+    // SAFETY: `s` is 32 readable bytes, and `loadu` has no alignment requirement.
+    unsafe { _mm256_loadu_si256(s.as_ptr().cast()) }
+}
+
+/// Writes eight int32 lanes to `s`.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn store_i32(s: &mut [i32; 8], v: __m256i) {
+    // SAFETY: `s` is 32 writable bytes, and `storeu` has no alignment requirement.
+    unsafe { _mm256_storeu_si256(s.as_mut_ptr().cast(), v) }
+}
+
+/// Eight float lanes from `s`.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn load_f32(s: &[f32; 8]) -> __m256 {
+    // SAFETY: `s` is 32 readable bytes, and `loadu` has no alignment requirement.
+    unsafe { _mm256_loadu_ps(s.as_ptr()) }
+}
+
+/// The sums of eight int32 accumulators, one lane each (`[sum a0, .., sum a7]`).
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn reduce8_i32(a: &[__m256i; 8]) -> __m256i {
+    // SAFETY (the whole block: value intrinsics only): AVX2 is enabled for this function.
+    unsafe {
+        let h01 = _mm256_hadd_epi32(a[0], a[1]);
+        let h23 = _mm256_hadd_epi32(a[2], a[3]);
+        let h45 = _mm256_hadd_epi32(a[4], a[5]);
+        let h67 = _mm256_hadd_epi32(a[6], a[7]);
+        // [s0, s1, s2, s3 | s0', s1', s2', s3'] with s' the upper halves' sums.
+        let h0123 = _mm256_hadd_epi32(h01, h23);
+        let h4567 = _mm256_hadd_epi32(h45, h67);
+        let lo = _mm256_permute2x128_si256::<0x20>(h0123, h4567);
+        let hi = _mm256_permute2x128_si256::<0x31>(h0123, h4567);
+        _mm256_add_epi32(lo, hi)
+    }
+}
+
+/// CONV_2D, int8, as `conv_i8_impl`: per pixel the im2col row (or the input itself for a
+/// 1x1 filter), then eight output channels at a time, each 16 taps one `vpmaddwd`.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn conv_i8(
+    g: &Geometry,
+    input: &[i8],
+    filter: &[i8],
+    q: &Requant<'_>,
+    out: &mut [i8],
+    patch: &mut [i8],
+    acc: &mut [i32],
+) -> Result<(), KernelError> {
+    let d = Dims::of(g)?;
+    let row = g.row();
+    let input = take(input, d.input_len())?;
+    let filter = take(filter, d.out_c * row)?;
+    check_requant(q, d.out_c)?;
+    let patch = take_mut(patch, row)?;
+    let acc = take_mut(acc, d.out_c)?;
+    let bias = take(q.bias, d.out_c)?;
+    let zp = i8::try_from(-g.input_offset).map_err(|_| SHORT)?;
+    let blocks = d.out_c / 8;
+    let (n16, tail8) = (row / 16, row % 16 >= 8);
+    let rest = n16 * 16 + if tail8 { 8 } else { 0 };
+    let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
+    for (b, w) in Windows::new(g)? {
+        let x = gather(g, &d, input, b, &w, zp, patch)?;
+        let x = take(x, row)?;
+        for (blk, (ks, a8)) in filter
+            .chunks_exact(8 * row)
+            .zip(acc.chunks_exact_mut(8))
+            .enumerate()
+        {
+            // SAFETY: AVX2 is enabled for this function.
+            let mut sums = [unsafe { _mm256_setzero_si256() }; 8];
+            for j in 0..n16 {
+                // SAFETY: AVX2 is enabled for this function.
+                let xv = unsafe { widen16(chunk(x, 16 * j)?) };
+                for (s, k) in sums.iter_mut().zip(ks.chunks_exact(row)) {
+                    // SAFETY: AVX2 is enabled for this function.
+                    let kv = unsafe { widen16(chunk(k, 16 * j)?) };
+                    // SAFETY: AVX2 is enabled for this function (value intrinsics).
+                    *s = unsafe { _mm256_add_epi32(*s, _mm256_madd_epi16(xv, kv)) };
+                }
+            }
+            if tail8 {
+                // SAFETY: AVX2 is enabled for this function.
+                let xv = unsafe { widen8(chunk(x, 16 * n16)?) };
+                for (s, k) in sums.iter_mut().zip(ks.chunks_exact(row)) {
+                    // SAFETY: AVX2 is enabled for this function.
+                    let kv = unsafe { widen8(chunk(k, 16 * n16)?) };
+                    // SAFETY: AVX2 is enabled for this function (value intrinsics).
+                    *s = unsafe {
+                        _mm256_add_epi32(*s, _mm256_zextsi128_si256(_mm_madd_epi16(xv, kv)))
+                    };
+                }
+            }
+            // SAFETY: AVX2 is enabled for this function.
+            let total = unsafe { reduce8_i32(&sums) };
+            // SAFETY: AVX2 is enabled for this function.
+            let bv = unsafe { load_i32(chunk(bias, 8 * blk)?) };
+            let a8: &mut [i32; 8] = a8.try_into().map_err(|_| SHORT)?;
+            // SAFETY: AVX2 is enabled for this function (value intrinsic).
+            let v = unsafe { _mm256_add_epi32(total, bv) };
+            // SAFETY: AVX2 is enabled for this function.
+            unsafe { store_i32(a8, v) };
+            if rest < row {
+                let xr = x.get(rest..).ok_or(SHORT)?;
+                for (a, k) in a8.iter_mut().zip(ks.chunks_exact(row)) {
+                    *a = a.wrapping_add(dot_i8(xr, k.get(rest..).ok_or(SHORT)?));
+                }
+            }
+        }
+        let done = blocks * 8;
+        for ((k, a), &bv) in filter
+            .chunks_exact(row)
+            .zip(acc.iter_mut())
+            .zip(bias)
+            .skip(done)
+        {
+            *a = dot_i8(x, k).wrapping_add(bv);
+        }
+        requant_row(acc, q, g, pixels.next().ok_or(SHORT)?);
+    }
+    Ok(())
+}
+
+/// The input values under output channels `c0..c0 + 16` of one tap (channel `c` reads
+/// input channel `c / dm`), widened to int16 with the input offset added.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn depthwise_x(
+    x: &[i8],
+    c0: usize,
+    dm: usize,
+    off: __m256i,
+) -> Result<__m256i, KernelError> {
+    let v = match dm {
+        // SAFETY: AVX2 is enabled for this function.
+        1 => unsafe { widen16(chunk(x, c0)?) },
+        2 => {
+            // SAFETY: AVX2 is enabled for this function.
+            let h = unsafe { widen8(chunk(x, c0 / 2)?) };
+            // Each value twice: [x0, x0, x1, x1, ..].
+            // SAFETY: AVX2 is enabled for this function (value intrinsics).
+            unsafe { _mm256_set_m128i(_mm_unpackhi_epi16(h, h), _mm_unpacklo_epi16(h, h)) }
+        }
+        _ => {
+            let mut s = [0i8; 16];
+            for (j, v) in s.iter_mut().enumerate() {
+                *v = *x.get((c0 + j) / dm).ok_or(SHORT)?;
+            }
+            // SAFETY: AVX2 is enabled for this function.
+            unsafe { widen16(&s) }
+        }
+    };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    Ok(unsafe { _mm256_add_epi16(v, off) })
+}
+
+/// DEPTHWISE_CONV_2D, int8, as `depthwise_i8_impl`: sixteen output channels at a time over
+/// every in-image tap, each product `(x + input_offset) w` exact in 16 bits (at most
+/// 255 * 128), summed in 32.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn depthwise_i8(
+    g: &Geometry,
+    input: &[i8],
+    filter: &[i8],
+    q: &Requant<'_>,
+    out: &mut [i8],
+    acc: &mut [i32],
+) -> Result<(), KernelError> {
+    let d = Dims::of(g)?;
+    let dm = g.depth_mult as usize;
+    let off = g.input_offset;
+    let off16 = i16::try_from(off).map_err(|_| SHORT)?;
+    // SAFETY: AVX2 is enabled for this function.
+    let offv = unsafe { _mm256_set1_epi16(off16) };
+    let input = take(input, d.input_len())?;
+    let filter = take(filter, d.f_h * d.f_w * d.out_c)?;
+    check_requant(q, d.out_c)?;
+    let acc = take_mut(acc, d.out_c)?;
+    let bias = take(q.bias, d.out_c)?;
+    let done = d.out_c / 16 * 16;
+    let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
+    for (b, w) in Windows::new(g)? {
+        for (blk, a16) in acc.chunks_exact_mut(16).enumerate() {
+            let c0 = 16 * blk;
+            // SAFETY: AVX2 is enabled for this function.
+            let mut lo = unsafe { load_i32(chunk(bias, c0)?) };
+            // SAFETY: AVX2 is enabled for this function.
+            let mut hi = unsafe { load_i32(chunk(bias, c0 + 8)?) };
+            for fy in w.fy.0..w.fy.1 {
+                for fx in w.fx.0..w.fx.1 {
+                    let o = at(g, &d, b, &w, fy, fx);
+                    let x = input.get(o..o + d.in_c).ok_or(SHORT)?;
+                    // SAFETY: AVX2 is enabled for this function.
+                    let xv = unsafe { depthwise_x(x, c0, dm, offv)? };
+                    let t = (fy * d.f_w + fx) * d.out_c + c0;
+                    // SAFETY: AVX2 is enabled for this function.
+                    let kv = unsafe { widen16(chunk(filter, t)?) };
+                    // SAFETY (value intrinsics only): AVX2 is enabled for this function.
+                    unsafe {
+                        let p = _mm256_mullo_epi16(xv, kv);
+                        lo = _mm256_add_epi32(lo, _mm256_cvtepi16_epi32(_mm256_castsi256_si128(p)));
+                        hi = _mm256_add_epi32(
+                            hi,
+                            _mm256_cvtepi16_epi32(_mm256_extracti128_si256::<1>(p)),
+                        );
+                    }
+                }
+            }
+            let (a_lo, a_hi) = a16.split_at_mut(8);
+            // SAFETY: AVX2 is enabled for this function.
+            unsafe { store_i32(a_lo.try_into().map_err(|_| SHORT)?, lo) };
+            // SAFETY: AVX2 is enabled for this function.
+            unsafe { store_i32(a_hi.try_into().map_err(|_| SHORT)?, hi) };
+        }
+        // The channels past the last block of sixteen, as the portable body.
+        for (c, (a, &bv)) in acc.iter_mut().zip(bias).enumerate().skip(done) {
+            *a = bv;
+            for fy in w.fy.0..w.fy.1 {
+                for fx in w.fx.0..w.fx.1 {
+                    let o = at(g, &d, b, &w, fy, fx);
+                    let x = *input.get(o + c / dm).ok_or(SHORT)?;
+                    let k = *filter.get((fy * d.f_w + fx) * d.out_c + c).ok_or(SHORT)?;
+                    *a = a.wrapping_add(i32::from(k) * (i32::from(x) + off));
+                }
+            }
+        }
+        requant_row(acc, q, g, pixels.next().ok_or(SHORT)?);
+    }
+    Ok(())
+}
+
+/// The portable `dot_f32` of eight channels' lanes at once: lane `l` of `a[c]` holds channel
+/// `c`'s lane `l`; the result's lane `c` is `((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7))`.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn reduce8_f32(a: &[__m256; 8]) -> __m256 {
+    // SAFETY (value intrinsics only): AVX2 is enabled for this function.
+    unsafe {
+        // [l0 + l4, l1 + l5, l2 + l6, l3 + l7] of channels c and c + 1 in one register.
+        let pair = |x: __m256, y: __m256| {
+            _mm256_add_ps(
+                _mm256_permute2f128_ps::<0x20>(x, y),
+                _mm256_permute2f128_ps::<0x31>(x, y),
+            )
+        };
+        let (p01, p23, p45, p67) = (
+            pair(a[0], a[1]),
+            pair(a[2], a[3]),
+            pair(a[4], a[5]),
+            pair(a[6], a[7]),
+        );
+        // [(l0 + l4) + (l2 + l6), (l1 + l5) + (l3 + l7)] of c, c + 2 | of c + 1, c + 3.
+        let quad = |x: __m256, y: __m256| {
+            _mm256_add_ps(
+                _mm256_shuffle_ps::<0b01_00_01_00>(x, y),
+                _mm256_shuffle_ps::<0b11_10_11_10>(x, y),
+            )
+        };
+        let (q0, q4) = (quad(p01, p23), quad(p45, p67));
+        // [c0, c2, c4, c6 | c1, c3, c5, c7].
+        let s = _mm256_hadd_ps(q0, q4);
+        _mm256_permutevar8x32_ps(s, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7))
+    }
+}
+
+/// CONV_2D, float32, as `conv_f32_impl`: eight output channels at a time, each channel's
+/// eight lanes in a register, reduced in the portable order.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn conv_f32(
+    g: &Geometry,
+    input: &[f32],
+    filter: &[f32],
+    bias: Option<&[f32]>,
+    out: &mut [f32],
+    patch: &mut [f32],
+) -> Result<(), KernelError> {
+    let d = Dims::of(g)?;
+    let row = g.row();
+    let input = take(input, d.input_len())?;
+    let filter = take(filter, d.out_c * row)?;
+    let bias = bias.map(|b| take(b, d.out_c)).transpose()?;
+    let patch = take_mut(patch, row)?;
+    let n8 = row / 8;
+    let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
+    for (b, w) in Windows::new(g)? {
+        let x = take(gather(g, &d, input, b, &w, 0.0, patch)?, row)?;
+        let y = pixels.next().ok_or(SHORT)?;
+        // The row's last `row % 8` values, zero-padded (zero times zero adds nothing to a lane).
+        let mut x_tail = [0.0f32; 8];
+        let tail = x.get(8 * n8..).ok_or(SHORT)?;
+        x_tail
+            .get_mut(..tail.len())
+            .ok_or(SHORT)?
+            .copy_from_slice(tail);
+        for (blk, (ks, y8)) in filter
+            .chunks_exact(8 * row)
+            .zip(y.chunks_exact_mut(8))
+            .enumerate()
+        {
+            // SAFETY: AVX2 is enabled for this function.
+            let mut lanes = [unsafe { _mm256_setzero_ps() }; 8];
+            for j in 0..n8 {
+                // SAFETY: AVX2 is enabled for this function.
+                let xv = unsafe { load_f32(chunk(x, 8 * j)?) };
+                for (l, k) in lanes.iter_mut().zip(ks.chunks_exact(row)) {
+                    // SAFETY: AVX2 is enabled for this function.
+                    let kv = unsafe { load_f32(chunk(k, 8 * j)?) };
+                    // SAFETY: AVX2 is enabled for this function (value intrinsics).
+                    *l = unsafe { _mm256_add_ps(*l, _mm256_mul_ps(xv, kv)) };
+                }
+            }
+            if !tail.is_empty() {
+                // SAFETY: AVX2 is enabled for this function.
+                let xv = unsafe { load_f32(&x_tail) };
+                for (l, k) in lanes.iter_mut().zip(ks.chunks_exact(row)) {
+                    let mut k_tail = [0.0f32; 8];
+                    let kt = k.get(8 * n8..).ok_or(SHORT)?;
+                    k_tail.get_mut(..kt.len()).ok_or(SHORT)?.copy_from_slice(kt);
+                    // SAFETY: AVX2 is enabled for this function.
+                    let kv = unsafe { load_f32(&k_tail) };
+                    // SAFETY: AVX2 is enabled for this function (value intrinsics).
+                    *l = unsafe { _mm256_add_ps(*l, _mm256_mul_ps(xv, kv)) };
+                }
+            }
+            let mut sums = [0.0f32; 8];
+            // SAFETY: AVX2 is enabled for this function.
+            let total = unsafe { reduce8_f32(&lanes) };
+            // SAFETY: `sums` is 32 writable bytes, and `storeu` has no alignment requirement.
+            unsafe { _mm256_storeu_ps(sums.as_mut_ptr(), total) };
+            for (c, (y, &s)) in y8.iter_mut().zip(&sums).enumerate() {
+                let bv = bias
+                    .and_then(|b| b.get(8 * blk + c))
+                    .copied()
+                    .unwrap_or(0.0);
+                *y = clamp(s + bv, g.lo, g.hi);
+            }
+        }
+        let done = d.out_c / 8 * 8;
+        for (c, (k, y)) in filter
+            .chunks_exact(row)
+            .zip(y.iter_mut())
+            .enumerate()
+            .skip(done)
+        {
+            let bv = bias.and_then(|b| b.get(c)).copied().unwrap_or(0.0);
+            *y = clamp(dot_f32(x, k) + bv, g.lo, g.hi);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

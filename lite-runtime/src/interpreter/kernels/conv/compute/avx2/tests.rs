@@ -1,0 +1,236 @@
+//! Each AVX2 body against the portable one, bit for bit, over random shapes wide enough to
+//! take every path: blocks of 8 (CONV_2D) and 16 (depthwise) channels and the channels
+//! after them, 16-, 8- and shorter tails of the filter row, depth multipliers 1, 2 and more.
+
+use super::super::{conv_f32_impl, conv_i8_impl, depthwise_i8_impl};
+use super::*;
+use crate::interpreter::kernels::conv::{kind, out_size, pad_before};
+use crate::model::Padding;
+use proptest::prelude::*;
+
+fn cases() -> ProptestConfig {
+    ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 256 })
+}
+
+fn avx2() -> bool {
+    std::is_x86_feature_detected!("avx2")
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Case {
+    batches: u32,
+    in_h: u32,
+    in_w: u32,
+    in_c: u32,
+    f_h: u32,
+    f_w: u32,
+    /// Output channels (CONV_2D) or depth multiplier (depthwise).
+    chan: u32,
+    stride: (u32, u32),
+    dil: (u32, u32),
+    same: bool,
+    seed: u64,
+}
+
+fn case(max_in_c: u32, max_chan: u32) -> impl Strategy<Value = Case> {
+    (
+        (1u32..=2, 1u32..=8, 1u32..=8, 1u32..=max_in_c),
+        (1u32..=4, 1u32..=4, 1u32..=max_chan),
+        ((1u32..=2, 1u32..=2), (1u32..=2, 1u32..=2), any::<bool>()),
+        any::<u64>(),
+    )
+        .prop_map(
+            |((batches, in_h, in_w, in_c), (f_h, f_w, chan), (stride, dil, same), seed)| Case {
+                batches,
+                in_h,
+                in_w,
+                in_c,
+                f_h,
+                f_w,
+                chan,
+                stride,
+                dil,
+                same,
+                seed,
+            },
+        )
+}
+
+fn geometry(c: &Case, depthwise: bool, kind: u32) -> Geometry {
+    let padding = if c.same {
+        Padding::Same
+    } else {
+        Padding::Valid
+    };
+    let (sh, sw) = (u64::from(c.stride.0), u64::from(c.stride.1));
+    let (dh, dw) = (u64::from(c.dil.0), u64::from(c.dil.1));
+    let out_h = out_size(padding, c.in_h.into(), c.f_h.into(), sh, dh);
+    let out_w = out_size(padding, c.in_w.into(), c.f_w.into(), sw, dw);
+    Geometry {
+        kind,
+        depthwise: u32::from(depthwise),
+        batches: c.batches,
+        in_h: c.in_h,
+        in_w: c.in_w,
+        in_c: c.in_c,
+        out_h: out_h as u32,
+        out_w: out_w as u32,
+        out_c: if depthwise { c.in_c * c.chan } else { c.chan },
+        f_h: c.f_h,
+        f_w: c.f_w,
+        depth_mult: if depthwise { c.chan } else { 1 },
+        stride_h: c.stride.0,
+        stride_w: c.stride.1,
+        dil_h: c.dil.0,
+        dil_w: c.dil.1,
+        pad_h: pad_before(sh, dh, c.in_h.into(), c.f_h.into(), out_h) as u32,
+        pad_w: pad_before(sw, dw, c.in_w.into(), c.f_w.into(), out_w) as u32,
+        lo: -3.0,
+        hi: 3.0,
+        ..Geometry::default()
+    }
+}
+
+/// Deterministic contents: xorshift from the case's seed.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn i8(&mut self) -> i8 {
+        self.next() as i8
+    }
+    fn i8s(&mut self, n: usize) -> Vec<i8> {
+        (0..n).map(|_| self.i8()).collect()
+    }
+    fn i32s(&mut self, n: usize, lo: i64, hi: i64) -> Vec<i32> {
+        (0..n)
+            .map(|_| (lo + (self.next() % (hi - lo + 1) as u64) as i64) as i32)
+            .collect()
+    }
+    fn f32s(&mut self, n: usize) -> Vec<f32> {
+        (0..n)
+            .map(|_| (self.next() % 2001) as f32 / 250.0 - 4.0)
+            .collect()
+    }
+}
+
+fn lens(g: &Geometry) -> (usize, usize, usize) {
+    let input = (g.batches * g.in_h * g.in_w * g.in_c) as usize;
+    let filter = if g.depthwise != 0 {
+        (g.f_h * g.f_w * g.out_c) as usize
+    } else {
+        g.out_c as usize * g.row()
+    };
+    let out = (g.batches * g.out_h * g.out_w * g.out_c) as usize;
+    (input, filter, out)
+}
+
+fn quantized(g: &mut Geometry, r: &mut Rng) -> (Vec<i32>, Vec<i32>, Vec<i32>) {
+    let oc = g.out_c as usize;
+    g.input_offset = r.i32s(1, -127, 128)[0];
+    g.output_offset = r.i32s(1, -128, 127)[0];
+    (g.act_min, g.act_max) = (-128, 127);
+    let mult = r.i32s(oc, 1 << 30, i32::MAX.into());
+    let shift = r.i32s(oc, -12, 1);
+    let bias = r.i32s(oc, -100_000, 100_000);
+    (mult, shift, bias)
+}
+
+proptest! {
+    #![proptest_config(cases())]
+
+    #[test]
+    fn conv_i8_is_the_portable_body(c in case(12, 20)) {
+        prop_assume!(avx2());
+        let mut g = geometry(&c, false, kind::INT8);
+        let mut r = Rng(c.seed | 1);
+        let (n_in, n_f, n_out) = lens(&g);
+        let (input, filter) = (r.i8s(n_in), r.i8s(n_f));
+        let (mult, shift, bias) = quantized(&mut g, &mut r);
+        let q = Requant { mult: &mult, shift: &shift, bias: &bias };
+        let oc = g.out_c as usize;
+        let (mut want, mut got) = (vec![0i8; n_out], vec![0i8; n_out]);
+        let (mut patch, mut acc) = (vec![0i8; g.row()], vec![0i32; oc]);
+        conv_i8_impl(&g, &input, &filter, &q, &mut want, &mut patch, &mut acc).unwrap();
+        // SAFETY: the CPU has AVX2 (checked above).
+        unsafe { conv_i8(&g, &input, &filter, &q, &mut got, &mut patch, &mut acc) }.unwrap();
+        prop_assert_eq!(got, want);
+    }
+
+    #[test]
+    fn depthwise_i8_is_the_portable_body(c in case(20, 4)) {
+        prop_assume!(avx2());
+        let mut g = geometry(&c, true, kind::INT8);
+        let mut r = Rng(c.seed | 1);
+        let (n_in, n_f, n_out) = lens(&g);
+        let (input, filter) = (r.i8s(n_in), r.i8s(n_f));
+        let (mult, shift, bias) = quantized(&mut g, &mut r);
+        let q = Requant { mult: &mult, shift: &shift, bias: &bias };
+        let (mut want, mut got) = (vec![0i8; n_out], vec![0i8; n_out]);
+        let mut acc = vec![0i32; g.out_c as usize];
+        depthwise_i8_impl(&g, &input, &filter, &q, &mut want, &mut acc).unwrap();
+        // SAFETY: the CPU has AVX2 (checked above).
+        unsafe { depthwise_i8(&g, &input, &filter, &q, &mut got, &mut acc) }.unwrap();
+        prop_assert_eq!(got, want);
+    }
+
+    #[test]
+    fn conv_f32_is_the_portable_body(c in case(12, 20), bias in any::<bool>()) {
+        prop_assume!(avx2());
+        let g = geometry(&c, false, kind::FLOAT);
+        let mut r = Rng(c.seed | 1);
+        let (n_in, n_f, n_out) = lens(&g);
+        let (input, filter) = (r.f32s(n_in), r.f32s(n_f));
+        let b = r.f32s(g.out_c as usize);
+        let b = bias.then_some(b.as_slice());
+        let (mut want, mut got) = (vec![0f32; n_out], vec![0f32; n_out]);
+        let mut patch = vec![0f32; g.row()];
+        conv_f32_impl(&g, &input, &filter, b, &mut want, &mut patch).unwrap();
+        // SAFETY: the CPU has AVX2 (checked above).
+        unsafe { conv_f32(&g, &input, &filter, b, &mut got, &mut patch) }.unwrap();
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        prop_assert_eq!(bits(&got), bits(&want));
+    }
+}
+
+/// Short tensors are errors, not reads past the end.
+#[test]
+fn short_tensors_are_errors() {
+    if !avx2() {
+        return;
+    }
+    let c = Case {
+        batches: 1,
+        in_h: 4,
+        in_w: 4,
+        in_c: 16,
+        f_h: 3,
+        f_w: 3,
+        chan: 1,
+        stride: (1, 1),
+        dil: (1, 1),
+        same: true,
+        seed: 7,
+    };
+    let g = geometry(&c, true, kind::INT8);
+    let (n_in, n_f, n_out) = lens(&g);
+    let (input, filter) = (vec![0i8; n_in], vec![0i8; n_f]);
+    let v = vec![0i32; 16];
+    let q = Requant {
+        mult: &v,
+        shift: &v,
+        bias: &v,
+    };
+    let mut out = vec![0i8; n_out];
+    let mut acc = vec![0i32; 16];
+    // SAFETY: the CPU has AVX2 (checked above).
+    let r = unsafe { depthwise_i8(&g, &input[..n_in - 1], &filter, &q, &mut out, &mut acc) };
+    assert!(r.is_err());
+    // SAFETY: the CPU has AVX2 (checked above).
+    let r = unsafe { depthwise_i8(&g, &input, &filter[..n_f - 1], &q, &mut out, &mut acc) };
+    assert!(r.is_err());
+}
