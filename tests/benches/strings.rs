@@ -362,16 +362,18 @@ unsafe fn concat_masked_avx512(strings: &[String], out: &mut [u8]) -> usize {
         if n == 0 {
             continue;
         }
-        // SAFETY: `pos + n <= out.len()` (the caller's contract); the masks cover the `n`
-        // bytes of `s` and of `out[pos..]`, and masked-off bytes are neither read nor written.
-        unsafe {
-            if n <= 64 {
-                let k = _bzhi_u64(u64::MAX, n as u32);
-                let v = _mm512_maskz_loadu_epi8(k, s.as_ptr().cast());
-                _mm512_mask_storeu_epi8(base.add(pos).cast(), k, v);
-            } else {
-                std::ptr::copy_nonoverlapping(s.as_ptr(), base.add(pos), n);
-            }
+        // SAFETY: `pos + n <= out.len()` (the caller's contract).
+        let dst = unsafe { base.add(pos) };
+        if n <= 64 {
+            let k = _bzhi_u64(u64::MAX, n as u32);
+            // SAFETY: the mask covers the `n` bytes of `s`; masked-off bytes are not read.
+            let v = unsafe { _mm512_maskz_loadu_epi8(k, s.as_ptr().cast()) };
+            // SAFETY: the mask covers `n` bytes at `dst`, inside `out` (as above); masked-off
+            // bytes are not written.
+            unsafe { _mm512_mask_storeu_epi8(dst.cast(), k, v) };
+        } else {
+            // SAFETY: `dst` has room for `n` bytes (as above) that `s` cannot overlap.
+            unsafe { std::ptr::copy_nonoverlapping(s.as_ptr(), dst, n) };
         }
         pos += n;
     }

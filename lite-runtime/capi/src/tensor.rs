@@ -17,7 +17,7 @@ unsafe fn bytes<'a>(p: *const u8, len: usize) -> Option<&'a [u8]> {
     if p.is_null() {
         return (len == 0).then_some(&[]);
     }
-    // SAFETY: caller contract.
+    // SAFETY: `p` is non-null (checked) and readable for `len` bytes (caller).
     Some(unsafe { core::slice::from_raw_parts(p, len) })
 }
 
@@ -31,7 +31,7 @@ pub unsafe extern "C" fn tessera_tflite_strings_count(
     len: usize,
     count: *mut usize,
 ) -> TesseraStatus {
-    // SAFETY: caller contract.
+    // SAFETY: `buf` is null or readable for `len` bytes (caller).
     let Some(b) = (unsafe { bytes(buf, len) }) else {
         return TesseraStatus::TESSERA_NULL_ARGUMENT;
     };
@@ -40,7 +40,7 @@ pub unsafe extern "C" fn tessera_tflite_strings_count(
     }
     match TfliteStrings::new(b) {
         Ok(t) => {
-            // SAFETY: checked non-null; caller contract.
+            // SAFETY: `count` is non-null (checked) and writable (caller).
             unsafe { count.write(t.len()) };
             TesseraStatus::TESSERA_OK
         }
@@ -63,7 +63,7 @@ pub unsafe extern "C" fn tessera_tflite_strings_to_tstrings(
     out_cap: usize,
     count: *mut usize,
 ) -> TesseraStatus {
-    // SAFETY: caller contract.
+    // SAFETY: `buf` is null or readable for `len` bytes (caller).
     let Some(b) = (unsafe { bytes(buf, len) }) else {
         return TesseraStatus::TESSERA_NULL_ARGUMENT;
     };
@@ -74,15 +74,18 @@ pub unsafe extern "C" fn tessera_tflite_strings_to_tstrings(
         Ok(t) => t,
         Err(_) => return TesseraStatus::TESSERA_MALFORMED,
     };
-    // SAFETY: checked non-null; caller contract.
+    // SAFETY: `count` is non-null (checked) and writable (caller).
     unsafe { count.write(tensor.len()) };
     if tensor.len() > out_cap {
         return TesseraStatus::TESSERA_BUFFER_TOO_SMALL;
     }
     let out = out.cast::<Rs>();
     for (i, s) in tensor.iter().enumerate() {
-        // SAFETY: `i < N <= out_cap`, each a valid string (caller); `s` lives in `buf`.
-        if unsafe { raw::assign_view(out.add(i), s.as_ptr(), s.len()) }.is_err() {
+        // SAFETY: `i < N <= out_cap`, and `out` holds `out_cap` strings (caller).
+        let slot = unsafe { out.add(i) };
+        // SAFETY: `slot` is a valid string (caller); `s` lives in `buf`, which the caller
+        // keeps readable while the views are used.
+        if unsafe { raw::assign_view(slot, s.as_ptr(), s.len()) }.is_err() {
             return TesseraStatus::TESSERA_TOO_LARGE;
         }
     }
@@ -99,8 +102,12 @@ unsafe fn strings_of<'a>(
     n: usize,
 ) -> impl Iterator<Item = &'a [u8]> + Clone {
     let p = strings.cast::<Rs>();
-    // SAFETY: caller contract: `i < n`.
-    (0..n).map(move |i| unsafe { raw::bytes(p.add(i)) })
+    (0..n).map(move |i| {
+        // SAFETY: `i < n`, and `strings` holds `n` strings (caller).
+        let s = unsafe { p.add(i) };
+        // SAFETY: `s` is a valid string, unchanged while the iterator is used (caller).
+        unsafe { raw::bytes(s) }
+    })
 }
 
 /// Writes to `*len` the bytes of the TFLite encoding of `n` strings.
@@ -116,7 +123,8 @@ pub unsafe extern "C" fn tessera_tflite_strings_encoded_len(
     if len.is_null() || (strings.is_null() && n > 0) {
         return TesseraStatus::TESSERA_NULL_ARGUMENT;
     }
-    // SAFETY: caller contract.
+    // SAFETY: `strings` is non-null or `n` is 0 (checked), and holds `n` valid strings
+    // (caller).
     match tflite_encoded_len(unsafe { strings_of(strings, n) }) {
         Ok(l) => {
             // SAFETY: checked non-null.
@@ -148,10 +156,12 @@ pub unsafe extern "C" fn tessera_tflite_strings_encode(
     let out: &mut [u8] = if out.is_null() {
         &mut []
     } else {
-        // SAFETY: caller contract.
+        // SAFETY: `out` is non-null (checked) and writable for `out_len` bytes that no string
+        // overlaps (caller).
         unsafe { core::slice::from_raw_parts_mut(out, out_len) }
     };
-    // SAFETY: caller contract.
+    // SAFETY: `strings` is non-null or `n` is 0 (checked), and holds `n` valid strings
+    // (caller).
     match encode_tflite(unsafe { strings_of(strings, n) }, out) {
         Ok(w) => {
             // SAFETY: checked non-null.

@@ -1,5 +1,8 @@
 //! The C ABI driven from Rust through raw pointers, as C would (these also run under Miri,
 //! where `malloc` / `free` are checked for leaks and misuse).
+// These tests call the C functions one after another on live locals, as a C program would;
+// one precondition covers a whole sequence, so blocks hold several calls.
+#![allow(clippy::multiple_unsafe_ops_per_block)]
 
 extern crate std;
 

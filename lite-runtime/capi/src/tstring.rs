@@ -152,7 +152,7 @@ fn rs_mut(p: *mut TesseraTString) -> *mut Rs {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tessera_tstring_init(str: *mut TesseraTString) {
     if !str.is_null() {
-        // SAFETY: caller contract.
+        // SAFETY: `str` is non-null (checked) and writable for 24 aligned bytes (caller).
         unsafe { raw::init(rs_mut(str)) }
     }
 }
@@ -164,7 +164,8 @@ pub unsafe extern "C" fn tessera_tstring_init(str: *mut TesseraTString) {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tessera_tstring_dealloc(str: *mut TesseraTString) {
     if !str.is_null() {
-        // SAFETY: caller contract.
+        // SAFETY: `str` is non-null (checked) and a valid string whose LARGE block came from
+        // `malloc`, which is `CHeap` (caller).
         unsafe { raw::dealloc(rs_mut(str)) }
     }
 }
@@ -178,7 +179,7 @@ pub unsafe extern "C" fn tessera_tstring_get_size(str: *const TesseraTString) ->
     if str.is_null() {
         return 0;
     }
-    // SAFETY: caller contract.
+    // SAFETY: `str` is non-null (checked) and a valid string (caller).
     unsafe { raw::len(rs(str)) }
 }
 
@@ -191,7 +192,7 @@ pub unsafe extern "C" fn tessera_tstring_get_capacity(str: *const TesseraTString
     if str.is_null() {
         return 0;
     }
-    // SAFETY: caller contract.
+    // SAFETY: `str` is non-null (checked) and a valid string (caller).
     unsafe { raw::capacity(rs(str)) }
 }
 
@@ -206,7 +207,7 @@ pub unsafe extern "C" fn tessera_tstring_get_type(
     if str.is_null() {
         return TesseraTStringType::TESSERA_TSTR_SMALL;
     }
-    // SAFETY: caller contract.
+    // SAFETY: `str` is non-null (checked) and a valid string (caller).
     match unsafe { raw::string_type(rs(str)) } {
         TStringType::Small => TesseraTStringType::TESSERA_TSTR_SMALL,
         TStringType::Large => TesseraTStringType::TESSERA_TSTR_LARGE,
@@ -226,7 +227,7 @@ pub unsafe extern "C" fn tessera_tstring_get_data_pointer(
     if str.is_null() {
         return core::ptr::null();
     }
-    // SAFETY: caller contract.
+    // SAFETY: `str` is non-null (checked) and a valid string (caller).
     unsafe { raw::data_ptr(rs(str)).cast() }
 }
 
@@ -242,7 +243,7 @@ pub unsafe extern "C" fn tessera_tstring_get_mutable_data_pointer(
     if str.is_null() {
         return core::ptr::null_mut();
     }
-    // SAFETY: caller contract.
+    // SAFETY: `str` is non-null (checked) and a valid string (caller).
     unsafe { raw::mutable_data_ptr(rs_mut(str)) }.map_or(core::ptr::null_mut(), |p| p.cast())
 }
 
@@ -260,7 +261,7 @@ pub unsafe extern "C" fn tessera_tstring_resize(
     if str.is_null() {
         return core::ptr::null_mut();
     }
-    // SAFETY: caller contract.
+    // SAFETY: `str` is non-null (checked) and a valid string (caller).
     unsafe { raw::resize(rs_mut(str), new_size, c as u8) }
         .map_or(core::ptr::null_mut(), |p| p.cast())
 }
@@ -278,7 +279,7 @@ pub unsafe extern "C" fn tessera_tstring_resize_uninitialized(
     if str.is_null() {
         return core::ptr::null_mut();
     }
-    // SAFETY: caller contract.
+    // SAFETY: `str` is non-null (checked) and a valid string (caller).
     unsafe { raw::resize_uninit(rs_mut(str), new_size) }.map_or(core::ptr::null_mut(), |p| p.cast())
 }
 
@@ -289,7 +290,8 @@ pub unsafe extern "C" fn tessera_tstring_resize_uninitialized(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tessera_tstring_reserve(str: *mut TesseraTString, new_cap: usize) {
     if !str.is_null() {
-        // SAFETY: caller contract. On failure the string is unchanged, as documented.
+        // SAFETY: `str` is non-null (checked) and a valid string (caller). On failure the
+        // string is unchanged, as documented.
         let _ = unsafe { raw::reserve(rs_mut(str), new_cap) };
     }
 }
@@ -304,7 +306,8 @@ pub unsafe extern "C" fn tessera_tstring_reserve_amortized(
     new_cap: usize,
 ) {
     if !str.is_null() {
-        // SAFETY: caller contract. On failure the string is unchanged, as documented.
+        // SAFETY: `str` is non-null (checked) and a valid string (caller). On failure the
+        // string is unchanged, as documented.
         let _ = unsafe { raw::reserve_amortized(rs_mut(str), new_cap) };
     }
 }
@@ -322,7 +325,8 @@ pub unsafe extern "C" fn tessera_tstring_copy(
     if dst.is_null() || (src.is_null() && size > 0) {
         return;
     }
-    // SAFETY: caller contract.
+    // SAFETY: `dst` is non-null (checked) and a valid string; `src` is readable for `size`
+    // bytes, or null only for 0 (checked) (caller).
     let _ = unsafe { raw::copy(rs_mut(dst), src.cast(), size) };
 }
 
@@ -339,7 +343,8 @@ pub unsafe extern "C" fn tessera_tstring_assign_view(
     if dst.is_null() || (src.is_null() && size > 0) {
         return;
     }
-    // SAFETY: caller contract.
+    // SAFETY: `dst` is non-null (checked) and a valid string; `src` stays readable for
+    // `size` bytes while `dst` views it, null only for 0 (checked) (caller).
     let _ = unsafe { raw::assign_view(rs_mut(dst), src.cast(), size) };
 }
 
@@ -356,7 +361,7 @@ pub unsafe extern "C" fn tessera_tstring_assign(
     if dst.is_null() || src.is_null() {
         return;
     }
-    // SAFETY: caller contract.
+    // SAFETY: `dst` and `src` are non-null (checked) and valid strings (caller).
     let _ = unsafe { raw::assign(rs_mut(dst), rs(src)) };
 }
 
@@ -369,7 +374,7 @@ pub unsafe extern "C" fn tessera_tstring_move(dst: *mut TesseraTString, src: *mu
     if dst.is_null() || src.is_null() {
         return;
     }
-    // SAFETY: caller contract.
+    // SAFETY: `dst` and `src` are non-null (checked) and valid strings (caller).
     unsafe { raw::move_from(rs_mut(dst), rs_mut(src)) }
 }
 
@@ -385,7 +390,7 @@ pub unsafe extern "C" fn tessera_tstring_append(
     if dst.is_null() || src.is_null() {
         return;
     }
-    // SAFETY: caller contract.
+    // SAFETY: `dst` and `src` are non-null (checked) and valid strings (caller).
     let _ = unsafe { raw::append(rs_mut(dst), rs(src)) };
 }
 
@@ -402,6 +407,7 @@ pub unsafe extern "C" fn tessera_tstring_append_n(
     if dst.is_null() || (src.is_null() && size > 0) {
         return;
     }
-    // SAFETY: caller contract.
+    // SAFETY: `dst` is non-null (checked) and a valid string; `src` is readable for `size`
+    // bytes outside `dst`, null only for 0 (checked) (caller).
     let _ = unsafe { raw::append_n(rs_mut(dst), src.cast(), size) };
 }
