@@ -120,6 +120,7 @@ conformance! {
     int8_dense: "int8_dense", "ref_out";
     int8_float_io: "int8_float_io", "ref_out";
     ops_int8: "ops_int8", "ref_out";
+    ops_int16: "ops_int16", "ref_out";
     image_int8: "image_int8", "ref_out";
 }
 

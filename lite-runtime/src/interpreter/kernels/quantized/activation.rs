@@ -2,13 +2,21 @@
 //! table (`LUTPopulate<int8_t>`) filled at init by evaluating the float function on every
 //! dequantized input value and quantizing the result, then one lookup per element.
 //!
+//! On int16 tensors (zero points 0, output scale 2^-15) they interpolate in TensorFlow
+//! Lite's fixed sigmoid table ([`lut::logistic_i16`](super::lut::logistic_i16)) after
+//! rescaling the input to 1/(3 * 4096) per step: by `3 << shift` when the input scale is the
+//! power of two the table expects (2^-12; TANH also 2^-11), otherwise by a multiplier of
+//! 15 significant bits and a rounding right shift, as `activations.cc`'s Prepare derives
+//! them.
+//!
 //! The float functions are `1 / (1 + expf(-x))` and `tanhf(x)`; `expf` and `tanhf` are
 //! taken as the correctly rounded `f32` of the double result, which is what current C
 //! libraries return (a last-bit difference could only matter where the quantized value sits
 //! exactly on a rounding tie).
 
 use super::super::quant;
-use super::lut::populate_i8;
+use super::fixed_point::checked_log2;
+use super::lut::{logistic_i16, populate_i8, tanh_i16};
 use crate::interpreter::{Eval, Init, KernelError, Prepare};
 use crate::model::TensorType;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
@@ -26,6 +34,49 @@ pub(crate) enum Function {
 #[repr(C)]
 struct Params {
     elements: u32,
+    /// [`TABLE_I8`], [`LOGISTIC_I16`] or [`TANH_I16`].
+    kind: u32,
+    /// int16: the input's multiplier and right shift (`0..=31`).
+    multiplier: i32,
+    shift: u32,
+}
+
+/// `Params::kind`: int8, the 256-entry table in the persistent block.
+const TABLE_I8: u32 = 0;
+/// `Params::kind`: int16 LOGISTIC.
+const LOGISTIC_I16: u32 = 1;
+/// `Params::kind`: int16 TANH.
+const TANH_I16: u32 = 2;
+
+/// The int16 input rescaling of `activations.cc`'s Prepare: `(multiplier, right shift)`
+/// taking an input of scale `in_scale` to steps of 1/(3 * 4096).
+fn int16_input_scaling(f: Function, in_scale: f32) -> Result<(i32, u32), KernelError> {
+    const INPUT_INTEGER_BITS: i32 = 3;
+    let (log2, pot) = checked_log2(in_scale);
+    let left_shift = (15 - INPUT_INTEGER_BITS).saturating_add(log2);
+    let table_scale = match f {
+        Function::Logistic => left_shift == 0,
+        Function::Tanh => left_shift == 0 || left_shift == 1,
+    };
+    if pot && table_scale {
+        // The kernel's "power of two case": 3 << shift, no right shift.
+        return Ok((3 << left_shift, 0));
+    }
+    // Doubling until past 32767 / 2 (at most 31 times): 15 significant bits.
+    let mut multiplier = f64::from(in_scale) * 4096.0 * 3.0;
+    let mut shift = 0u32;
+    while multiplier <= 32767.0 / 2.0 && shift <= 30 {
+        shift += 1;
+        multiplier *= 2.0;
+    }
+    // `static_cast<int32_t>` truncates; 0 would be read as the power-of-two case, and
+    // 2^31 or more does not convert: scales the reference cannot run either.
+    if !(1.0..2_147_483_648.0).contains(&multiplier) {
+        return Err(KernelError::Unsupported {
+            what: "int16 LOGISTIC / TANH input scale out of the reference's range",
+        });
+    }
+    Ok((multiplier as i32, shift))
 }
 
 /// Whether this file runs LOGISTIC / TANH for an input of type `t`.
@@ -36,15 +87,21 @@ pub(crate) fn handles(t: TensorType) -> bool {
 fn prepare(ctx: &mut Prepare<'_, '_>, f: Function) -> Result<(), KernelError> {
     let input = ctx.input(0)?;
     let output = ctx.output(0)?;
-    if input.dtype != TensorType::Int8 || output.dtype != TensorType::Int8 {
-        return Err(KernelError::Unsupported {
-            what: "quantized LOGISTIC / TANH other than int8 (int16 is not implemented)",
+    if output.dtype != input.dtype {
+        return Err(KernelError::Mismatch {
+            what: "output type differs from the input's",
         });
     }
     if output.shape.dims() != input.shape.dims() {
         return Err(KernelError::Mismatch {
             what: "output shape differs from the input's",
         });
+    }
+    let elements = u32::try_from(input.shape.elements()).map_err(|_| KernelError::Unsupported {
+        what: "tensor over u32 elements",
+    })?;
+    if input.dtype == TensorType::Int16 {
+        return prepare_i16(ctx, f, elements);
     }
     quant::per_tensor(input.quantization(), input.dtype)?;
     let (out_scale, _) = quant::per_tensor(output.quantization(), output.dtype)?;
@@ -55,9 +112,40 @@ fn prepare(ctx: &mut Prepare<'_, '_>, f: Function) -> Result<(), KernelError> {
     }
     ctx.request_persistent(256);
     ctx.set_params(&Params {
-        elements: u32::try_from(input.shape.elements()).map_err(|_| KernelError::Unsupported {
-            what: "tensor over u32 elements",
-        })?,
+        elements,
+        kind: TABLE_I8,
+        multiplier: 0,
+        shift: 0,
+    })
+}
+
+/// int16: zero points 0 and an output scale of 2^-15 (LOGISTIC: exactly), as the reference's
+/// Prepare requires; the input's scaling.
+fn prepare_i16(ctx: &mut Prepare<'_, '_>, f: Function, elements: u32) -> Result<(), KernelError> {
+    let input = ctx.input(0)?;
+    let output = ctx.output(0)?;
+    let (in_scale, in_zp) = quant::per_tensor(input.quantization(), input.dtype)?;
+    let (out_scale, out_zp) = quant::per_tensor(output.quantization(), output.dtype)?;
+    if in_zp != 0 || out_zp != 0 {
+        return Err(KernelError::Unsupported {
+            what: "int16 LOGISTIC / TANH with a non-zero zero point",
+        });
+    }
+    let exact = f64::from(out_scale) == 1.0 / 32768.0;
+    if checked_log2(out_scale) != (-15, true) || (f == Function::Logistic && !exact) {
+        return Err(KernelError::Unsupported {
+            what: "int16 LOGISTIC / TANH output scale other than 2^-15",
+        });
+    }
+    let (multiplier, shift) = int16_input_scaling(f, in_scale)?;
+    ctx.set_params(&Params {
+        elements,
+        kind: match f {
+            Function::Logistic => LOGISTIC_I16,
+            Function::Tanh => TANH_I16,
+        },
+        multiplier,
+        shift,
     })
 }
 
@@ -99,10 +187,29 @@ fn init(ctx: &mut Init<'_, '_>, f: Function) -> Result<(), KernelError> {
     Ok(())
 }
 
-/// Looks every element up in the table (indexed by the input's byte).
+/// Looks every element up in the table (indexed by the input's byte), or runs the int16
+/// interpolation.
 pub(crate) fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
     let p: Params = ctx.params();
     let n = p.elements as usize;
+    if p.kind != TABLE_I8 {
+        let f = if p.kind == LOGISTIC_I16 {
+            logistic_i16
+        } else {
+            tanh_i16
+        };
+        let x = ctx.input::<i16>(0)?;
+        let y = ctx.output::<i16>(0)?;
+        if x.len() < n || y.len() < n {
+            return Err(KernelError::Mismatch {
+                what: "tensor shorter than its shape",
+            });
+        }
+        for (x, y) in x.iter().zip(y.iter_mut()).take(n) {
+            *y = f(*x, p.multiplier, p.shift);
+        }
+        return Ok(());
+    }
     let table: &[u8; 256] = ctx
         .persistent()
         .get(..256)
