@@ -1,6 +1,7 @@
-/* tessera C ABI: TensorFlow's TF_TString C API on the same 24-byte struct, and TFLite
- * string tensors over caller buffers. LARGE strings come from malloc: free() them, or call
- * tessera_tstring_dealloc. */
+/* tessera C ABI: TensorFlow's TF_TString C API on the same 24-byte struct, TFLite string
+ * tensors over caller buffers, the model interpreter over caller memory, and HugeCTR's Norm
+ * data path into caller arrays. LARGE strings come from malloc: free() them, or call
+ * tessera_tstring_dealloc. Link: libtessera.a -lpthread -ldl -lm (see README.md). */
 
 #ifndef TESSERA_H
 #define TESSERA_H
@@ -28,7 +29,21 @@ typedef enum TesseraStatus {
   TESSERA_NO_SUCH_TENSOR = 6,
   // A kernel failed (a bad index in the data, shapes that do not fit): see the error.
   TESSERA_FAILED = 7,
+  // An argument is out of range, misaligned, or overlaps another: see the error.
+  TESSERA_BAD_ARGUMENT = 8,
 } TesseraStatus;
+
+// Why a decode call returned.
+typedef enum TesseraDecodeStatus {
+  // Every record the header announced is decoded: call [`tessera_norm_decoder_finish`].
+  TESSERA_DECODE_DONE = 0,
+  // The batch is full (in samples or in keys): use it, then decode again into the same
+  // (or other) arrays from the first unconsumed byte.
+  TESSERA_DECODE_BATCH_FULL = 1,
+  // The input holds no whole record: call again with at least `needed` bytes from the
+  // first unconsumed one, or call [`tessera_norm_decoder_finish`] if the stream ended.
+  TESSERA_DECODE_NEED_MORE = 2,
+} TesseraDecodeStatus;
 
 // `TF_TString_Type`, with TensorFlow's names under the `TESSERA_` prefix.
 typedef enum TesseraTStringType {
@@ -42,9 +57,40 @@ typedef enum TesseraTStringType {
   TESSERA_TSTR_VIEW = 3,
 } TesseraTStringType;
 
+// The key type of a Norm file.
+typedef enum TesseraKeyType {
+  // `uint32_t` keys: decode with [`tessera_norm_decode_u32`].
+  TESSERA_KEY_U32 = 0,
+  // `int64_t` keys: decode with [`tessera_norm_decode_i64`].
+  TESSERA_KEY_I64 = 1,
+} TesseraKeyType;
+
 // An interpreter, in memory the caller allocates: [`tessera_interpreter_size`] bytes aligned
 // to [`tessera_interpreter_align`]. Opaque.
 typedef struct TesseraInterpreter TesseraInterpreter;
+
+// How to read a Norm file: the sample shape (the header must agree), the most keys a slot
+// may have, checksums and what to do with a bad sample.
+typedef struct TesseraNormConfig {
+  // Labels per sample.
+  uint32_t label_dim;
+  // Dense features per sample.
+  uint32_t dense_dim;
+  // Categorical slots per sample.
+  uint32_t slot_num;
+  // The most keys a slot may have; a larger `nnz` in the file is an error.
+  uint32_t max_nnz;
+  // 1: records carry HugeCTR's checksum frame (`error_check = 1`); 0: they do not.
+  uint32_t check;
+  // 0: stop at a bad sample; 1: skip it and count it in `TesseraNormProgress::skipped`.
+  uint32_t skip_bad;
+} TesseraNormConfig;
+
+// A Norm decoder's state, in memory the caller owns (on the stack, in a struct, anywhere
+// aligned to 8). Opaque: set it up with [`tessera_norm_decoder_init`], then leave it alone.
+typedef struct TesseraNormDecoder {
+  uint64_t _private[32];
+} TesseraNormDecoder;
 
 // Where and why a call failed. `message` is NUL-terminated (cut to fit).
 typedef struct TesseraError {
@@ -56,9 +102,65 @@ typedef struct TesseraError {
   int64_t byte_offset;
   // For `TESSERA_BUFFER_TOO_SMALL`: the bytes needed; else 0.
   uint64_t needed;
+  // For malformed data: the sample concerned (from 0, in the stream); else -1.
+  int64_t sample;
   // What went wrong, for people.
   char message[256];
 } TesseraError;
+
+// A batch in the caller's arrays, `uint32_t` keys. Sample `s`'s labels and dense features
+// are `label_dense[s * (label_dim + dense_dim) ..]`; the keys of slot `j` of sample `s` are
+// `keys[row_offsets[r] .. row_offsets[r + 1]]` with `r = s * slot_num + j`. Lengths are in
+// elements; size them with [`tessera_norm_batch_lens`]. The arrays must not overlap each
+// other or the input bytes.
+typedef struct TesseraBatchU32 {
+  // `samples x (label_dim + dense_dim)` floats.
+  float *label_dense;
+  // Floats `label_dense` holds.
+  size_t label_dense_len;
+  // `samples x slot_num + 1` offsets into `keys`.
+  uint32_t *row_offsets;
+  // Offsets `row_offsets` holds.
+  size_t row_offsets_len;
+  // The keys of every row, one after the other.
+  uint32_t *keys;
+  // Keys `keys` holds.
+  size_t keys_len;
+} TesseraBatchU32;
+
+// What one decode call did.
+typedef struct TesseraNormProgress {
+  // Bytes of the input used: drop them and pass the rest next time.
+  size_t consumed;
+  // Why the call returned.
+  enum TesseraDecodeStatus status;
+  // With `TESSERA_DECODE_NEED_MORE`: the bytes the next record needs; else 0.
+  size_t needed;
+  // Samples in the batch (rows `0 .. samples * slot_num` of the CSR).
+  size_t samples;
+  // Keys in the batch: `row_offsets[samples * slot_num]`.
+  size_t nnz;
+  // Samples decoded since the decoder was set up.
+  uint64_t decoded;
+  // Samples skipped since the decoder was set up (with `skip_bad = 1`).
+  uint64_t skipped;
+} TesseraNormProgress;
+
+// [`TesseraBatchU32`] with `int64_t` keys (and offsets).
+typedef struct TesseraBatchI64 {
+  // `samples x (label_dim + dense_dim)` floats.
+  float *label_dense;
+  // Floats `label_dense` holds.
+  size_t label_dense_len;
+  // `samples x slot_num + 1` offsets into `keys`.
+  int64_t *row_offsets;
+  // Offsets `row_offsets` holds.
+  size_t row_offsets_len;
+  // The keys of every row, one after the other.
+  int64_t *keys;
+  // Keys `keys` holds.
+  size_t keys_len;
+} TesseraBatchI64;
 
 // A tensor's element type (TensorFlow Lite's `TensorType` code), shape and bytes.
 typedef struct TesseraTensorInfo {
@@ -150,6 +252,75 @@ typedef struct TesseraTString {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+// Writes to `*label_dense_len`, `*row_offsets_len` and `*keys_len` the elements the arrays
+// of a batch of `samples` samples need, every slot holding up to `max_nnz` keys (a batch
+// with fewer keys fills up early and says so with `TESSERA_DECODE_BATCH_FULL`, so
+// `keys_len` may be chosen smaller). `TESSERA_TOO_LARGE` if a count overflows `size_t`.
+//
+// # Safety
+// `config` is readable; the three lengths writable.
+enum TesseraStatus tessera_norm_batch_lens(const struct TesseraNormConfig *config,
+                                           size_t samples,
+                                           size_t *label_dense_len,
+                                           size_t *row_offsets_len,
+                                           size_t *keys_len);
+
+// Sets up a decoder in `decoder` at the start of a Norm stream (its header comes first).
+// `TESSERA_BAD_ARGUMENT` (with the reason in `err`) for a `check`, `skip_bad` or
+// `key_type` out of range.
+//
+// # Safety
+// `decoder` and `config` are null or valid for writing / reading; `err` null or writable.
+enum TesseraStatus tessera_norm_decoder_init(struct TesseraNormDecoder *decoder,
+                                             const struct TesseraNormConfig *config,
+                                             uint32_t key_type,
+                                             struct TesseraError *err);
+
+// Decodes the whole records in `input` (the stream's unconsumed bytes: a whole file in
+// memory, or a chunk) into `batch`, which is emptied first, and writes what happened to
+// `*progress`. A bad record is `TESSERA_MALFORMED` with its sample (`err->sample`) and byte
+// offset from the stream's start (`err->byte_offset`); the samples before it stay in the
+// arrays, but `*progress` is not written. Batch arrays too small for one sample:
+// `TESSERA_BUFFER_TOO_SMALL` with `err->needed` the bytes of the array that ran out (for
+// `keys`: what the sample needed up to the slot that did not fit, so a lower bound).
+//
+// # Safety
+// `decoder` is set up for `TESSERA_KEY_U32` keys; `input` readable for `input_len` bytes;
+// `batch` readable and each of its arrays valid for its length; `progress` writable; `err`
+// null or writable.
+enum TesseraStatus tessera_norm_decode_u32(struct TesseraNormDecoder *decoder,
+                                           const uint8_t *input,
+                                           size_t input_len,
+                                           const struct TesseraBatchU32 *batch,
+                                           struct TesseraNormProgress *progress,
+                                           struct TesseraError *err);
+
+// [`tessera_norm_decode_u32`] for a decoder set up for `TESSERA_KEY_I64` keys.
+//
+// # Safety
+// As [`tessera_norm_decode_u32`], with `int64_t` arrays.
+enum TesseraStatus tessera_norm_decode_i64(struct TesseraNormDecoder *decoder,
+                                           const uint8_t *input,
+                                           size_t input_len,
+                                           const struct TesseraBatchI64 *batch,
+                                           struct TesseraNormProgress *progress,
+                                           struct TesseraError *err);
+
+// At the end of the stream: checks that `rest` (the bytes not consumed) is empty and that
+// every record the header announced was there (`TESSERA_MALFORMED` naming what is missing
+// or left over), and writes the samples decoded and skipped to `*decoded` / `*skipped`
+// (either may be null).
+//
+// # Safety
+// `decoder` set up by [`tessera_norm_decoder_init`]; `rest` readable for `rest_len` bytes;
+// `decoded`, `skipped` and `err` null or writable.
+enum TesseraStatus tessera_norm_decoder_finish(struct TesseraNormDecoder *decoder,
+                                               const uint8_t *rest,
+                                               size_t rest_len,
+                                               uint64_t *decoded,
+                                               uint64_t *skipped,
+                                               struct TesseraError *err);
 
 // Bytes of an interpreter struct.
 size_t tessera_interpreter_size(void);

@@ -34,6 +34,8 @@ pub struct TesseraError {
     pub byte_offset: i64,
     /// For `TESSERA_BUFFER_TOO_SMALL`: the bytes needed; else 0.
     pub needed: u64,
+    /// For malformed data: the sample concerned (from 0, in the stream); else -1.
+    pub sample: i64,
     /// What went wrong, for people.
     pub message: [c_char; 256],
 }
@@ -56,7 +58,7 @@ pub struct TesseraTensorInfo {
 /// cbindgen:ignore
 type Interp = Interpreter<'static, 'static>;
 
-fn write_message(err: &mut TesseraError, text: &dyn core::fmt::Display) {
+pub(crate) fn write_message(err: &mut TesseraError, text: &dyn core::fmt::Display) {
     struct Cursor<'b> {
         buf: &'b mut [c_char; 256],
         at: usize,
@@ -82,19 +84,20 @@ fn write_message(err: &mut TesseraError, text: &dyn core::fmt::Display) {
     err.message[at] = 0;
 }
 
-fn blank() -> TesseraError {
+pub(crate) fn blank() -> TesseraError {
     TesseraError {
         operator_index: -1,
         tensor_index: -1,
         byte_offset: -1,
         needed: 0,
+        sample: -1,
         message: [0; 256],
     }
 }
 
 /// # Safety
 /// `err` is null or writable.
-unsafe fn report(err: *mut TesseraError, e: TesseraError) {
+pub(crate) unsafe fn report(err: *mut TesseraError, e: TesseraError) {
     if !err.is_null() {
         // SAFETY: non-null, and writable by the caller's contract.
         unsafe { err.write(e) };
@@ -244,7 +247,7 @@ pub unsafe extern "C" fn tessera_interpreter_init(
         );
         // SAFETY: caller contract.
         unsafe { report(err, r) };
-        return TesseraStatus::TESSERA_NULL_ARGUMENT;
+        return TesseraStatus::TESSERA_BAD_ARGUMENT;
     }
     // SAFETY: caller contract: readable until deinit.
     let Some(bytes) = (unsafe { bytes(model, model_len) }) else {

@@ -8,6 +8,7 @@
 //! exactly as it would TensorFlow's. `include/tessera.h` is generated from this crate by
 //! cbindgen (the command is at the top of `cbindgen.toml`).
 
+pub mod data;
 pub mod interpreter;
 pub mod status;
 pub mod tensor;
@@ -16,6 +17,8 @@ pub mod tstring;
 pub use status::TesseraStatus;
 pub use tstring::{TesseraTString, TesseraTStringType};
 
+#[cfg(test)]
+mod data_tests;
 #[cfg(test)]
 mod interpreter_tests;
 #[cfg(test)]

@@ -21,4 +21,6 @@ pub enum TesseraStatus {
     TESSERA_NO_SUCH_TENSOR = 6,
     /// A kernel failed (a bad index in the data, shapes that do not fit): see the error.
     TESSERA_FAILED = 7,
+    /// An argument is out of range, misaligned, or overlaps another: see the error.
+    TESSERA_BAD_ARGUMENT = 8,
 }
