@@ -112,6 +112,13 @@ pub enum DataErrorKind {
         /// The worker, `0..workers`.
         worker: u64,
     },
+    /// A dataset reader failed outside the bytes of a record: a file that cannot be opened
+    /// or read, a Parquet page, a stale row count. The whole error (with the file's path) is
+    /// kept by the reader (`tessera_lite::dataset::DatasetPlan::failure`).
+    Source {
+        /// The file's index in the reader's list.
+        file: u64,
+    },
     /// A source numbered a batch at or below one already handed out, so a cursor set's
     /// batches cannot be put in order (its partitions do not number batches as
     /// `SliceSource::partition` does). `sample` is `None` and `offset` 0.
@@ -179,6 +186,7 @@ impl fmt::Display for DataErrorKind {
             }
             Self::Batch(e) => write!(f, "sample does not fit an empty batch: {e}"),
             Self::WorkerPanicked { worker } => write!(f, "cursor set worker {worker} panicked"),
+            Self::Source { file } => write!(f, "dataset file {file} could not be read"),
             Self::BatchOrder { id, after } => {
                 write!(
                     f,

@@ -22,8 +22,11 @@ mod input;
 mod norm;
 mod norm_writer;
 mod parquet;
+mod plan;
 mod raw;
 mod reader;
+mod shard;
+mod source;
 mod stats;
 mod stream;
 mod summary;
@@ -39,7 +42,10 @@ pub use norm_writer::NormWriter;
 pub use parquet::{
     ColumnRef, FileStat, ParquetConfig, ParquetMetadata, ParquetReader, parquet_footer,
 };
+pub use plan::{DatasetFormat, DatasetPlan, PlannedFile};
 pub use raw::RawReader;
 pub use reader::BatchReader;
+pub use shard::{Shard, ShardError};
+pub use source::DatasetSource;
 pub use stats::{FileStats, ReadStats};
 pub use summary::{NnzStats, Summary, summarize};

@@ -94,6 +94,20 @@ impl<K: Key> NormReader<K> {
     pub fn paths(&self) -> &[PathBuf] {
         self.inner.paths()
     }
+
+    /// Up to `max` records (decoded or skipped) into `batch`; the records used.
+    pub(crate) fn read_records(
+        &mut self,
+        batch: &mut SampleBatch<'_, K>,
+        max: u64,
+    ) -> Result<u64, DatasetError> {
+        self.inner.read_records(batch, max)
+    }
+
+    /// Passes over `n` records; the records passed.
+    pub(crate) fn pass_records(&mut self, n: u64) -> Result<u64, DatasetError> {
+        self.inner.pass_records(n)
+    }
 }
 
 impl<K: Key> BatchReader<K> for NormReader<K> {

@@ -1,65 +1,23 @@
-//! Drives a core streaming decoder (Norm or Raw) over the files of a dataset: opens each file,
-//! feeds it the bytes it asks for, ends it, and keeps the per-file account.
+//! Drives a core streaming decoder (Norm or Raw, through core's [`StreamDecoder`]) over the
+//! files of a dataset: opens each file, feeds it the bytes it asks for, ends it, and keeps the
+//! per-file account. One record loop serves both formats, decoding or passing over records.
 
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
 use tessera_core::data::{
-    DataError, DataErrorKind, DecodeStats, Dims, ErrorPolicy, Key, NormDecoder, Progress,
-    RawDecoder, SampleBatch, Status,
+    DataError, DataErrorKind, DecodeStats, Dims, ErrorPolicy, Key, SampleBatch, Status,
+    StreamDecoder,
 };
 
 use super::error::DatasetError;
 use super::input::{Input, IoMode};
 use super::stats::{FileStats, ReadStats};
 
-/// The calls the driver makes on a core decoder.
-pub(crate) trait FileDecoder<K: Key> {
-    fn decode(
-        &mut self,
-        input: &[u8],
-        batch: &mut SampleBatch<'_, K>,
-    ) -> Result<Progress, DataError>;
-    fn finish(&mut self, rest: &[u8]) -> Result<DecodeStats, DataError>;
-    fn stats(&self) -> DecodeStats;
-}
-
-impl<K: Key> FileDecoder<K> for NormDecoder<K> {
-    fn decode(
-        &mut self,
-        input: &[u8],
-        batch: &mut SampleBatch<'_, K>,
-    ) -> Result<Progress, DataError> {
-        NormDecoder::decode(self, input, batch)
-    }
-    fn finish(&mut self, rest: &[u8]) -> Result<DecodeStats, DataError> {
-        NormDecoder::finish(self, rest)
-    }
-    fn stats(&self) -> DecodeStats {
-        NormDecoder::stats(self)
-    }
-}
-
-impl<K: Key> FileDecoder<K> for RawDecoder<K> {
-    fn decode(
-        &mut self,
-        input: &[u8],
-        batch: &mut SampleBatch<'_, K>,
-    ) -> Result<Progress, DataError> {
-        RawDecoder::decode(self, input, batch)
-    }
-    fn finish(&mut self, rest: &[u8]) -> Result<DecodeStats, DataError> {
-        RawDecoder::finish(self, rest)
-    }
-    fn stats(&self) -> DecodeStats {
-        RawDecoder::stats(self)
-    }
-}
-
 /// What differs between formats: how a file's decoder starts, and which file-level errors
 /// Skip may pass over.
 pub(crate) trait Format<K: Key> {
-    type Decoder: FileDecoder<K>;
+    type Decoder: StreamDecoder<K>;
     fn dims(&self) -> Dims;
     fn policy(&self) -> ErrorPolicy;
     /// The decoder for a file just opened (`len`: its length if it is a regular file).
@@ -141,15 +99,64 @@ impl<K: Key, F: Format<K>> StreamReader<K, F> {
     }
 
     fn fill(&mut self, batch: &mut SampleBatch<'_, K>) -> Result<Option<usize>, DatasetError> {
+        self.run(Some(batch), u64::MAX)?;
+        Ok((batch.samples() > 0).then_some(batch.samples()))
+    }
+
+    /// Decodes the next `max` records (decoded or skipped) into `batch`, or fewer if the
+    /// batch fills up in keys or the files end; returns the records used. Errors stop the
+    /// reader as [`next_batch`](Self::next_batch)'s do.
+    pub(crate) fn read_records(
+        &mut self,
+        batch: &mut SampleBatch<'_, K>,
+        max: u64,
+    ) -> Result<u64, DatasetError> {
+        self.guard(|r| r.run(Some(batch), max))
+    }
+
+    /// Passes over the next `n` records without decoding them (a partition passing over
+    /// another worker's batch); returns the records passed, fewer only at the end.
+    pub(crate) fn pass_records(&mut self, n: u64) -> Result<u64, DatasetError> {
+        self.guard(|r| r.run(None, n))
+    }
+
+    fn guard(
+        &mut self,
+        call: impl FnOnce(&mut Self) -> Result<u64, DatasetError>,
+    ) -> Result<u64, DatasetError> {
+        if let Some(path) = &self.stopped {
+            return Err(DatasetError::Stopped { path: path.clone() });
+        }
+        call(self).inspect_err(|e| {
+            self.stopped = Some(e.path().to_owned());
+            self.current = None;
+        })
+    }
+
+    /// The one record loop: decodes into `batch` (or passes over, without one) up to `max`
+    /// records, across files. In the batch-filling mode (`max == u64::MAX`) it returns when
+    /// the batch is full. Returns the records used (decoded, skipped or passed over).
+    fn run(
+        &mut self,
+        mut batch: Option<&mut SampleBatch<'_, K>>,
+        max: u64,
+    ) -> Result<u64, DatasetError> {
+        let mut used = 0u64;
         loop {
             let Some(cur) = self.current.as_mut() else {
-                if !self.open_next()? {
-                    return Ok((batch.samples() > 0).then_some(batch.samples()));
+                if used >= max || !self.open_next()? {
+                    return Ok(used);
                 }
                 continue;
             };
             let path = &self.paths[self.next - 1];
-            let result = cur.decoder.decode(cur.input.bytes(), batch);
+            let before = cur.decoder.position();
+            let left = max - used;
+            let result = match batch.as_deref_mut() {
+                Some(b) => cur.decoder.decode_records(cur.input.bytes(), b, left),
+                None => cur.decoder.pass_over(cur.input.bytes(), left),
+            };
+            used += cur.decoder.position().saturating_sub(before);
             let stats = cur.decoder.stats();
             let progress = match result {
                 Ok(p) => p,
@@ -164,6 +171,7 @@ impl<K: Key, F: Format<K>> StreamReader<K, F> {
                         record(&mut self.stats, path, stats);
                         return Err(data(path, e));
                     };
+                    used = used.saturating_add(records);
                     if let Some(f) = self.stats.current() {
                         f.skipped = records;
                         f.skipped_whole = true;
@@ -177,7 +185,7 @@ impl<K: Key, F: Format<K>> StreamReader<K, F> {
             cur.input.consume(progress.consumed);
             record(&mut self.stats, path, stats);
             match progress.status {
-                Status::BatchFull => return Ok(Some(batch.samples())),
+                Status::BatchFull => return Ok(used),
                 Status::NeedMore { needed } if !cur.input.at_end() => {
                     cur.input.fill(needed).map_err(DatasetError::io(path))?;
                 }

@@ -184,7 +184,7 @@ impl<K: Key> ParquetReader<K> {
     }
 
     /// The `num_rows` of `file` in `file_stats`, matched by its trailing path components.
-    fn listed_rows(&self, file: &Path) -> Result<u64, DatasetError> {
+    pub(crate) fn listed_rows(&self, file: &Path) -> Result<u64, DatasetError> {
         self.meta
             .file_stats
             .iter()
@@ -246,16 +246,68 @@ impl<K: Key> ParquetReader<K> {
     }
 
     fn fill(&mut self, batch: &mut SampleBatch<'_, K>) -> Result<Option<usize>, DatasetError> {
+        self.run(Some(batch), u64::MAX)?;
+        Ok((batch.samples() > 0).then_some(batch.samples()))
+    }
+
+    /// Reads the next `max` rows (decoded or skipped) into `batch`, or fewer if the batch
+    /// fills up in keys or the files end; returns the rows used.
+    pub(crate) fn read_records(
+        &mut self,
+        batch: &mut SampleBatch<'_, K>,
+        max: u64,
+    ) -> Result<u64, DatasetError> {
+        self.guard(|r| r.run(Some(batch), max))
+    }
+
+    /// Passes over the next `n` rows without turning them into samples (another worker's
+    /// batch; bad rows there are its owner's to report); returns the rows passed.
+    pub(crate) fn pass_records(&mut self, n: u64) -> Result<u64, DatasetError> {
+        self.guard(|r| r.run(None, n))
+    }
+
+    fn guard(
+        &mut self,
+        call: impl FnOnce(&mut Self) -> Result<u64, DatasetError>,
+    ) -> Result<u64, DatasetError> {
+        if let Some(path) = &self.stopped {
+            return Err(DatasetError::Stopped { path: path.clone() });
+        }
+        call(self).inspect_err(|e| {
+            self.stopped = Some(e.path().to_owned());
+            self.current = None;
+        })
+    }
+
+    /// The row loop: up to `max` rows into `batch` (or passed over, without one), across
+    /// row groups and files; returns the rows used. With a batch, it also returns once the
+    /// batch is full.
+    fn run(
+        &mut self,
+        mut batch: Option<&mut SampleBatch<'_, K>>,
+        max: u64,
+    ) -> Result<u64, DatasetError> {
+        let mut used = 0u64;
         loop {
             let Some(file) = self.current.as_mut() else {
-                if !self.open_next()? {
-                    return Ok((batch.samples() > 0).then_some(batch.samples()));
+                if used >= max || !self.open_next()? {
+                    return Ok(used);
                 }
                 continue;
             };
             let stats = self.stats.files.last_mut();
-            if !emit(file, batch, self.config.policy, stats)? {
-                return Ok(Some(batch.samples()));
+            let more = match batch.as_deref_mut() {
+                Some(b) => emit(file, b, self.config.policy, stats, &mut used, max)?,
+                None => {
+                    let n = (file.chunk.pending() as u64).min(max - used);
+                    // `n` is at most `pending()`, a usize.
+                    file.chunk.cursor += n as usize;
+                    used += n;
+                    used < max
+                }
+            };
+            if !more {
+                return Ok(used);
             }
             if file.left == 0 {
                 if file.row_group >= file.reader.num_row_groups() {
@@ -266,6 +318,13 @@ impl<K: Key> ParquetReader<K> {
                     continue;
                 }
                 file.open_row_group()?;
+                continue;
+            }
+            if batch.is_none() && file.left <= max - used {
+                // Passing over the rest of the row group: no need to read its columns.
+                used += file.left;
+                file.next_row += file.left;
+                file.left = 0;
                 continue;
             }
             let rows = self.config.chunk_rows.max(1) as u64;
@@ -307,16 +366,22 @@ impl<K: Key> OpenFile<K> {
     }
 }
 
-/// Moves the chunk's pending rows into `batch`; `false` if the batch filled up first.
+/// Moves the chunk's pending rows into `batch`, counting each row (decoded or skipped) in
+/// `used`; `false` if the batch filled up or `used` reached `max` first.
 fn emit<K: Key>(
     file: &mut OpenFile<K>,
     batch: &mut SampleBatch<'_, K>,
     policy: ErrorPolicy,
     mut stats: Option<&mut FileStats>,
+    used: &mut u64,
+    max: u64,
 ) -> Result<bool, DatasetError> {
     let chunk = &mut file.chunk;
     let floats = chunk.floats.len();
     while chunk.pending() > 0 {
+        if *used >= max {
+            return Ok(false);
+        }
         let r = chunk.cursor;
         let row = chunk.first_row + r as u64;
         let error = |col: usize, kind| DatasetError::Row {
@@ -337,6 +402,7 @@ fn emit<K: Key>(
                 s.first_skipped.get_or_insert_with(|| error(col, kind));
             }
             chunk.cursor += 1;
+            *used += 1;
             continue;
         }
         let result = {
@@ -369,6 +435,7 @@ fn emit<K: Key>(
             s.decoded += 1;
         }
         chunk.cursor += 1;
+        *used += 1;
     }
     Ok(true)
 }

@@ -1,0 +1,290 @@
+//! [`DatasetSource`]: any dataset's files (Norm, Raw, Parquet) as a core
+//! [`BatchSource`], so a `SampleCursor`, a partition or a cursor set reads them all alike.
+
+use tessera_core::data::{
+    BatchError, BatchInfo, BatchSource, DataError, DataErrorKind, Key, SampleBatch,
+};
+
+use super::error::DatasetError;
+use super::norm::NormReader;
+use super::parquet::ParquetReader;
+use super::plan::{DatasetFormat, DatasetPlan, Failure};
+use super::raw::RawReader;
+
+/// The batches of a [`DatasetPlan`]'s files: the serial pass, or one worker's partition of
+/// it (see [`DatasetPlan::partition`]).
+///
+/// The batch size is the capacity of the batch the first call fills; every later batch must
+/// have the same. A batch holds `B` rows of one file (the last of a file fewer), so batch
+/// numbers and row ids come from the plan alone, and a partition's batches are exactly the
+/// serial pass's. Size the batch's keys for whole batches (`B x slot_num x max_nnz`): a
+/// batch whose keys run out before its rows is an error here, as for a partitioned
+/// [`SliceSource`](tessera_core::data::SliceSource).
+///
+/// Errors come as `DataError`s placed for a cursor set: `sample` is `id x B + i` for the
+/// `i`-th row of batch `id`, `offset` the byte offset in the file; the full error, with the
+/// file's path, is in [`DatasetPlan::failure`]. A record's error comes after the good rows
+/// before it (held back for one call, as the serial cursor gives them).
+///
+/// ```no_run
+/// use tessera_core::cursor::RowCursor;
+/// use tessera_core::data::{Dims, NormConfig, SampleCursor};
+/// use tessera_lite::cursor_set::BatchBuffers;
+/// use tessera_lite::dataset::{DatasetPlan, FileList};
+///
+/// let config = NormConfig::new(Dims::new(1, 13, 26), 1);
+/// let plan = DatasetPlan::norm(FileList::resolve("train/file_list.txt".as_ref())?, config)?;
+/// let mut buffers = BatchBuffers::<u32>::new(config.dims, 1024, 1024 * 26)?;
+/// let mut cursor = SampleCursor::new(plan.source(), buffers.batch()?);
+/// while cursor.move_next()? {
+///     // cursor.labels(), cursor.keys(slot), cursor.id() …
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct DatasetSource<K: Key> {
+    plan: DatasetPlan,
+    worker: u64,
+    workers: u64,
+    /// Rows per batch, from the first batch (0 before it).
+    capacity: u64,
+    /// The serial number of each file's first batch (filled at the first batch).
+    first_batch: Vec<u64>,
+    /// The current file, in the plan's list.
+    file: usize,
+    /// The next batch of the current file, counted in the file.
+    local: u64,
+    /// The current file's reader and the rows it has used.
+    reader: Option<(FileReader<K>, u64)>,
+    /// An error held back until the rows before it are handed out.
+    pending: Option<DataError>,
+    ended: bool,
+}
+
+enum FileReader<K: Key> {
+    Norm(NormReader<K>),
+    Raw(RawReader<K>),
+    Parquet(ParquetReader<K>),
+}
+
+impl<K: Key> FileReader<K> {
+    fn open(plan: &DatasetPlan, file: usize) -> Result<Self, DatasetError> {
+        let path = plan.files()[file].path.clone();
+        Ok(match plan.format() {
+            DatasetFormat::Norm(c) => {
+                Self::Norm(NormReader::new(vec![path], *c).with_io(plan.io()))
+            }
+            DatasetFormat::Raw(c) => Self::Raw(RawReader::new(vec![path], *c).with_io(plan.io())),
+            DatasetFormat::Parquet {
+                metadata,
+                metadata_path,
+                config,
+            } => Self::Parquet(ParquetReader::new(
+                metadata.clone(),
+                metadata_path.clone(),
+                vec![path],
+                config.clone(),
+            )?),
+        })
+    }
+
+    fn read(&mut self, batch: &mut SampleBatch<'_, K>, max: u64) -> Result<u64, DatasetError> {
+        match self {
+            Self::Norm(r) => r.read_records(batch, max),
+            Self::Raw(r) => r.read_records(batch, max),
+            Self::Parquet(r) => r.read_records(batch, max),
+        }
+    }
+
+    fn pass(&mut self, n: u64) -> Result<u64, DatasetError> {
+        match self {
+            Self::Norm(r) => r.pass_records(n),
+            Self::Raw(r) => r.pass_records(n),
+            Self::Parquet(r) => r.pass_records(n),
+        }
+    }
+}
+
+impl<K: Key> DatasetSource<K> {
+    pub(crate) fn new(plan: DatasetPlan, worker: u64, workers: u64) -> Self {
+        Self {
+            plan,
+            worker,
+            workers,
+            capacity: 0,
+            first_batch: Vec::new(),
+            file: 0,
+            local: 0,
+            reader: None,
+            pending: None,
+            ended: false,
+        }
+    }
+
+    /// The plan it reads.
+    pub fn plan(&self) -> &DatasetPlan {
+        &self.plan
+    }
+
+    /// Batches in the serial pass over the plan with `capacity` rows per batch.
+    fn batches(&self, file: usize) -> u64 {
+        self.plan.files()[file].rows.div_ceil(self.capacity)
+    }
+
+    /// Records `error`, met in batch `id` (`rank` 1: its owner, 2: passing over it) after
+    /// `good` rows, and ends the source.
+    fn fail(&mut self, error: DatasetError, id: u64, rank: u8, good: usize) -> DataError {
+        self.ended = true;
+        self.reader = None;
+        let index = self.plan.files().get(self.file).map_or(0, |f| f.index) as u64;
+        let (kind, offset) = match &error {
+            DatasetError::Data { error, .. } => (error.kind, error.offset),
+            _ => (DataErrorKind::Source { file: index }, 0),
+        };
+        self.plan.record_failure(Failure {
+            batch: id,
+            rank,
+            error,
+        });
+        DataError {
+            kind,
+            sample: Some(id.saturating_mul(self.capacity).saturating_add(good as u64)),
+            offset,
+        }
+    }
+
+    /// Opens the current file if it is not, and moves its reader to row `to` of it.
+    fn seek(&mut self, to: u64, id: u64) -> Result<(), DataError> {
+        if self.reader.is_none() {
+            match FileReader::open(&self.plan, self.file) {
+                Ok(r) => self.reader = Some((r, 0)),
+                Err(e) => return Err(self.fail(e, id, 2, 0)),
+            }
+        }
+        let passed = match self.reader.as_mut() {
+            Some((reader, at)) if *at < to => reader.pass(to - *at).map(|n| *at += n),
+            _ => Ok(()),
+        };
+        passed.map_err(|e| self.fail(e, id, 2, 0))
+    }
+
+    /// Reads batch `id` (`expected` rows) into `batch` from the open reader; at the file's
+    /// last batch, also ends the file (trailing bytes, missing records). Errors stay with the
+    /// good rows before them.
+    fn read(&mut self, batch: &mut SampleBatch<'_, K>, id: u64, expected: u64, last: bool) {
+        let Some((reader, at)) = self.reader.as_mut() else {
+            return;
+        };
+        let read = reader
+            .read(batch, expected)
+            .inspect(|&n| *at += n)
+            .and_then(|n| {
+                if last {
+                    reader.pass(0).map(|_| n)
+                } else {
+                    Ok(n)
+                }
+            });
+        match read {
+            Ok(n) if n < expected => {
+                // The keys ran out before the rows (a file ending early fails in its reader).
+                self.ended = true;
+                self.reader = None;
+                self.pending = Some(DataError {
+                    kind: DataErrorKind::Batch(BatchError::NoRoom),
+                    sample: Some(id * self.capacity + batch.samples() as u64),
+                    offset: 0,
+                });
+            }
+            Ok(_) => {}
+            Err(e) => {
+                let good = batch.samples();
+                self.pending = Some(self.fail(e, id, 1, good));
+            }
+        }
+    }
+}
+
+impl<K: Key> BatchSource<K> for DatasetSource<K> {
+    fn next_batch(
+        &mut self,
+        batch: &mut SampleBatch<'_, K>,
+    ) -> Result<Option<BatchInfo>, DataError> {
+        if let Some(e) = self.pending.take() {
+            return Err(e);
+        }
+        if self.ended {
+            return Ok(None);
+        }
+        let capacity = batch.capacity() as u64;
+        if self.capacity == 0 {
+            self.capacity = capacity.max(1);
+            let mut first = 0u64;
+            self.first_batch = (0..self.plan.files().len())
+                .map(|f| {
+                    let at = first;
+                    first = first.saturating_add(self.batches(f));
+                    at
+                })
+                .collect();
+        }
+        if batch.dims() != self.plan.dims() || capacity != self.capacity {
+            let path = self.plan.files().first().map(|f| f.path.clone());
+            let error = DatasetError::Config {
+                path: path.unwrap_or_default(),
+                reason: format!(
+                    "batch of {capacity} samples of {:?}, the source's are {} of {:?}",
+                    batch.dims(),
+                    self.capacity,
+                    self.plan.dims()
+                ),
+            };
+            return Err(self.fail(error, 0, 1, 0));
+        }
+        loop {
+            let Some(file) = self.plan.files().get(self.file) else {
+                self.ended = true;
+                return Ok(None);
+            };
+            let (rows, first_row) = (file.rows, file.first_row);
+            let (count, base) = (self.batches(self.file), self.first_batch[self.file]);
+            // This worker's next batch in the file: the first `k >= local` it owns.
+            let behind = (self.worker + self.workers - base % self.workers) % self.workers;
+            let ahead = (behind + self.workers - self.local % self.workers) % self.workers;
+            let k = self.local.saturating_add(ahead);
+            if k >= count {
+                // Nothing more of this file is ours: the next file, unopened if unread.
+                self.file += 1;
+                self.local = 0;
+                self.reader = None;
+                continue;
+            }
+            let id = base + k;
+            let start = k * self.capacity;
+            let expected = self.capacity.min(rows - start);
+            self.seek(start, id)?;
+            self.read(batch, id, expected, k + 1 == count);
+            self.local = k + 1;
+            let info = BatchInfo {
+                id,
+                first_row: first_row + start,
+            };
+            if batch.samples() == 0 {
+                if let Some(e) = self.pending.take() {
+                    return Err(e);
+                }
+            }
+            return Ok(Some(info));
+        }
+    }
+}
+
+impl<K: Key> core::fmt::Debug for DatasetSource<K> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DatasetSource")
+            .field("worker", &self.worker)
+            .field("workers", &self.workers)
+            .field("file", &self.file)
+            .field("local", &self.local)
+            .finish_non_exhaustive()
+    }
+}

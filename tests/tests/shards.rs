@@ -1,0 +1,308 @@
+//! Every dataset kind as one `BatchSource` (`DatasetPlan` / `DatasetSource`): the serial
+//! source gives the readers' rows with ids `0..rows`; cursor sets over it give the same rows;
+//! and sharded across any world size, the ranks' rows merged by id are the whole dataset's.
+
+use std::path::{Path, PathBuf};
+use std::thread;
+
+use tessera_core::cursor::RowCursor;
+use tessera_core::data::{
+    BatchSource, Check, DataErrorKind, Dims, NormConfig, NormEncoder, RawConfig, SampleCursor,
+};
+use tessera_lite::cursor_set::{BatchBuffers, CursorSet, CursorSetConfig};
+use tessera_lite::dataset::{
+    BatchReader, DatasetError, DatasetPlan, IoMode, NormReader, ParquetConfig, ParquetReader,
+    RawReader, Shard, ShardError,
+};
+
+const DIMS: Dims = Dims::new(1, 2, 3);
+const MAX_NNZ: usize = 3;
+/// Unequal files, an empty one among them, more files than some worlds have ranks and fewer
+/// than others.
+const LENGTHS: [u32; 5] = [7, 0, 13, 1, 20];
+const BATCH: usize = 4;
+const VALUES: usize = BATCH * 3 * MAX_NNZ;
+
+/// One row: id, label and dense values (as bits), keys per slot.
+type Row = (u64, Vec<u32>, Vec<Vec<i64>>);
+
+fn dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("shards")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Sample `i` of the whole dataset, in `slot`: 0 to 3 keys.
+fn keys(i: u32, slot: u32) -> Vec<u32> {
+    (0..(i + slot) % (MAX_NNZ as u32 + 1))
+        .map(|k| i * 10 + slot * 3 + k)
+        .collect()
+}
+
+fn norm_files(check: Check, tag: &str) -> (Vec<PathBuf>, NormConfig) {
+    let config = NormConfig::new(DIMS, MAX_NNZ as u32).with_check(check);
+    let enc = NormEncoder::<u32>::new(config);
+    let d = dir(&format!("norm_{check:?}_{tag}"));
+    let mut i = 0u32;
+    let mut paths = Vec::new();
+    for (f, &len) in LENGTHS.iter().enumerate() {
+        let mut bytes = vec![0u8; 128 + len as usize * 128];
+        let mut n = enc.header(u64::from(len), &mut bytes).unwrap();
+        for _ in 0..len {
+            let k: Vec<Vec<u32>> = (0..3).map(|s| keys(i, s)).collect();
+            let k: Vec<&[u32]> = k.iter().map(Vec::as_slice).collect();
+            let label = [i as f32];
+            let dense = [i as f32 * 0.5, -(i as f32)];
+            n += enc.sample(&label, &dense, &k, &mut bytes[n..]).unwrap();
+            i += 1;
+        }
+        let path = d.join(format!("part_{f}.data"));
+        std::fs::write(&path, &bytes[..n]).unwrap();
+        paths.push(path);
+    }
+    (paths, config)
+}
+
+fn raw_files() -> (Vec<PathBuf>, RawConfig) {
+    let config = RawConfig::new(DIMS);
+    let d = dir("raw");
+    let mut i = 0u32;
+    let mut paths = Vec::new();
+    for (f, &len) in LENGTHS.iter().enumerate() {
+        let mut bytes = Vec::new();
+        for _ in 0..len {
+            for x in [i as f32, i as f32 * 0.5, -(i as f32)] {
+                bytes.extend_from_slice(&x.to_le_bytes());
+            }
+            for s in 0..3 {
+                bytes.extend_from_slice(&((i * 3 + s) as i32).to_le_bytes());
+            }
+            i += 1;
+        }
+        let path = d.join(format!("part_{f}.raw"));
+        std::fs::write(&path, &bytes).unwrap();
+        paths.push(path);
+    }
+    (paths, config)
+}
+
+fn parquet_plan() -> DatasetPlan {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/data/parquet");
+    DatasetPlan::parquet(&path, parquet_config()).unwrap()
+}
+
+fn parquet_config() -> ParquetConfig {
+    ParquetConfig {
+        slot_size_array: Some(vec![100, 50, 1000, 20]),
+        chunk_rows: 3,
+        ..ParquetConfig::default()
+    }
+}
+
+fn row_of<C: RowCursor>(cursor: &C, ld: &[f32], keys: impl Fn(usize) -> Option<Vec<i64>>) -> Row {
+    let id = cursor.id().unwrap();
+    assert_eq!(id.high, 0);
+    let slots = (0..).map_while(&keys).collect();
+    (id.low, ld.iter().map(|x| x.to_bits()).collect(), slots)
+}
+
+/// The rows of a `SampleCursor` over `source`.
+fn serial_rows<S: BatchSource<u32>>(source: S, dims: Dims, values: usize) -> Vec<Row> {
+    let mut buffers = BatchBuffers::<u32>::new(dims, BATCH, values).unwrap();
+    let mut cursor = SampleCursor::new(source, buffers.batch().unwrap());
+    let mut rows = Vec::new();
+    while cursor.move_next().unwrap() {
+        let ld: Vec<f32> = cursor
+            .labels()
+            .iter()
+            .chain(cursor.dense())
+            .copied()
+            .collect();
+        let keys = |s| {
+            cursor
+                .keys(s)
+                .map(|k| k.iter().map(|&k| i64::from(k)).collect())
+        };
+        rows.push(row_of(&cursor, &ld, keys));
+    }
+    rows
+}
+
+/// The rows of a `workers`-worker cursor set over `plan`, read in place.
+fn set_rows(plan: &DatasetPlan, workers: usize, values: usize, local: bool) -> Vec<Row> {
+    let config = CursorSetConfig::new(plan.dims(), BATCH, values)
+        .with_workers(workers)
+        .with_consumer_decoding(local);
+    thread::scope(|s| {
+        let set = CursorSet::scoped(s, config, |w, n| plan.partition::<u32>(w, n)).unwrap();
+        let mut cursor = set.into_cursor();
+        let mut rows = Vec::new();
+        while cursor.move_next().unwrap() {
+            let ld: Vec<f32> = cursor
+                .labels()
+                .iter()
+                .chain(cursor.dense())
+                .copied()
+                .collect();
+            let keys = |s| {
+                cursor
+                    .keys(s)
+                    .map(|k| k.iter().map(|&k| i64::from(k)).collect())
+            };
+            rows.push(row_of(&cursor, &ld, keys));
+        }
+        rows
+    })
+}
+
+/// The rows a `BatchReader` gives, numbered `0..`.
+fn reader_rows(reader: &mut dyn BatchReader<u32>, dims: Dims, values: usize) -> Vec<Row> {
+    let mut buffers = BatchBuffers::<u32>::new(dims, BATCH, values).unwrap();
+    let mut batch = buffers.batch().unwrap();
+    let mut rows = Vec::new();
+    while let Some(n) = reader.next_batch(&mut batch).unwrap() {
+        for i in 0..n {
+            let w = dims.label_dense();
+            let ld = batch.label_dense()[i * w..(i + 1) * w].to_vec();
+            let keys = (0..dims.slot_num)
+                .map(|s| {
+                    let k = batch.keys(i, s).unwrap();
+                    k.iter().map(|&k| i64::from(k)).collect()
+                })
+                .collect();
+            let id = rows.len() as u64;
+            rows.push((id, ld.iter().map(|x: &f32| x.to_bits()).collect(), keys));
+        }
+    }
+    rows
+}
+
+/// For every world size 1..=8, every rank's rows (through a cursor set of `workers`) are
+/// in ascending id order, and all ranks' rows merged by id are `whole`.
+fn check_shards(plan: &DatasetPlan, whole: &[Row], values: usize) {
+    for world in 1..=8u64 {
+        for workers in [1, 2, 3] {
+            let mut merged = Vec::new();
+            for rank in 0..world {
+                let shard = plan.shard(Shard::new(rank, world).unwrap());
+                let rows = set_rows(&shard, workers, values, workers == 2);
+                assert!(rows.windows(2).all(|w| w[0].0 < w[1].0), "world {world}");
+                assert_eq!(rows.len() as u64, shard.rows(), "world {world} rank {rank}");
+                merged.extend(rows);
+            }
+            merged.sort_by_key(|r| r.0);
+            assert_eq!(merged, whole, "world {world}, {workers} workers");
+        }
+    }
+}
+
+#[test]
+fn norm_file_lists_shard_into_the_whole_dataset() {
+    for check in [Check::None, Check::Sum] {
+        for io in [IoMode::Map, IoMode::Buffered { chunk: 7 }] {
+            let (paths, config) = norm_files(check, &format!("{io:?}"));
+            let plan = DatasetPlan::norm(paths.clone(), config)
+                .unwrap()
+                .with_io(io);
+            let whole = serial_rows(plan.source(), DIMS, VALUES);
+            let ids: Vec<u64> = whole.iter().map(|r| r.0).collect();
+            assert_eq!(ids, (0..41).collect::<Vec<_>>());
+            let mut reader = NormReader::<u32>::new(paths, config).with_io(io);
+            assert_eq!(whole, reader_rows(&mut reader, DIMS, VALUES));
+            for workers in 1..=4 {
+                assert_eq!(set_rows(&plan, workers, VALUES, false), whole);
+                assert_eq!(set_rows(&plan, workers, VALUES, true), whole);
+            }
+            check_shards(&plan, &whole, VALUES);
+        }
+    }
+}
+
+#[test]
+fn raw_file_lists_shard_into_the_whole_dataset() {
+    let (paths, config) = raw_files();
+    let plan = DatasetPlan::raw(paths.clone(), config).unwrap();
+    let whole = serial_rows(plan.source(), DIMS, BATCH * 3);
+    assert_eq!(whole.len(), 41);
+    let mut reader = RawReader::<u32>::new(paths, config);
+    assert_eq!(whole, reader_rows(&mut reader, DIMS, BATCH * 3));
+    check_shards(&plan, &whole, BATCH * 3);
+}
+
+#[test]
+fn parquet_datasets_shard_into_the_whole_dataset() {
+    let plan = parquet_plan();
+    let dims = plan.dims();
+    let values = BATCH * dims.slot_num * 8;
+    let whole = serial_rows(plan.source(), dims, values);
+    assert_eq!(whole.len(), 50);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/data/parquet");
+    let mut reader = ParquetReader::<u32>::open(&path, parquet_config()).unwrap();
+    assert_eq!(whole, reader_rows(&mut reader, dims, values));
+    for workers in 1..=3 {
+        assert_eq!(set_rows(&plan, workers, values, false), whole);
+    }
+    check_shards(&plan, &whole, values);
+}
+
+#[test]
+fn shards_refuse_rank_past_world_and_an_empty_world() {
+    assert_eq!(Shard::new(0, 0), Err(ShardError::EmptyWorld));
+    assert_eq!(
+        Shard::new(3, 3),
+        Err(ShardError::RankOutOfRange { rank: 3, world: 3 })
+    );
+    assert!(Shard::new(3, 3).unwrap_err().to_string().contains("rank 3"));
+    let (paths, config) = norm_files(Check::Sum, "refuse");
+    let plan = DatasetPlan::norm(paths, config).unwrap();
+    // Rank 6 of 8 has no file: it reads nothing, and ends at once.
+    let empty = plan.shard(Shard::new(6, 8).unwrap());
+    assert_eq!(empty.rows(), 0);
+    assert!(serial_rows(empty.source(), DIMS, VALUES).is_empty());
+}
+
+#[test]
+fn a_broken_record_fails_in_its_serial_place_with_the_file_named() {
+    let (paths, config) = norm_files(Check::Sum, "broken");
+    // Flip the last byte (a checksum) of the third file's 6th record... its last record.
+    let bad = &paths[2];
+    let mut bytes = std::fs::read(bad).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    std::fs::write(bad, &bytes).unwrap();
+    let plan = DatasetPlan::norm(paths.clone(), config).unwrap();
+    let outcome = |workers: usize| {
+        let config = CursorSetConfig::new(DIMS, BATCH, VALUES).with_workers(workers);
+        thread::scope(|s| {
+            let set = CursorSet::scoped(s, config, |w, n| plan.partition::<u32>(w, n)).unwrap();
+            let mut cursor = set.into_cursor();
+            let mut rows = 0u64;
+            loop {
+                match cursor.move_next() {
+                    Ok(true) => rows += 1,
+                    Ok(false) => return (rows, None),
+                    Err(e) => return (rows, Some(e)),
+                }
+            }
+        })
+    };
+    for workers in 1..=3 {
+        let (rows, error) = outcome(workers);
+        // Files 0 and 1 (7 rows), then file 2 up to its last record.
+        assert_eq!(rows, 7 + 12, "{workers} workers");
+        assert!(error.is_some(), "{workers} workers");
+        let full = plan.failure().expect("the failure is logged");
+        let DatasetError::Data { path, error } = &full else {
+            panic!("{full}")
+        };
+        assert_eq!(path, bad);
+        assert!(
+            matches!(error.kind, DataErrorKind::Checksum { .. }),
+            "{full}"
+        );
+        assert_eq!(error.sample, Some(12));
+    }
+}
