@@ -182,13 +182,16 @@ static void strings_model(void) {
   CHECK(err.operator_index >= 0);
   CHECK(strstr(err.message, "1000") != NULL);
 
-  /* Strings over the input's budget: the bytes needed come back. */
+  /* Strings over the input's budget: the bytes needed come back (TFLite's layout: the
+   * count, 4 + 1 offsets, then the bytes). */
   static uint8_t big[4096];
-  const uint8_t *bp[1] = {big};
-  size_t bl[1] = {sizeof big};
-  CHECK(tessera_interpreter_set_input_strings(s.it, 0, bp, bl, 1, &err) ==
+  const uint8_t *bp[4] = {big, big, big, big};
+  size_t bl[4] = {sizeof big, 0, 0, 0};
+  CHECK(tessera_interpreter_set_input_strings(s.it, 0, bp, bl, 4, &err) ==
         TESSERA_BUFFER_TOO_SMALL);
-  CHECK(err.needed == 4 * 3 + sizeof big);
+  CHECK(err.needed == 4 * (4 + 2) + sizeof big);
+  /* As many strings as the input's shape holds, no fewer. */
+  CHECK(tessera_interpreter_set_input_strings(s.it, 0, bp, bl, 1, &err) != TESSERA_OK);
   close_session(&s);
 }
 

@@ -21,7 +21,7 @@ else
 fi
 
 cargo build --quiet -p tessera-capi --lib
-for t in tstring_test interpreter_test; do
+for t in tstring_test interpreter_test data_test; do
   cc -std=c11 -Wall -Wextra -Werror -g -fsanitize=address,undefined -fno-omit-frame-pointer \
     -I lite-runtime/capi/include "tests/c/$t.c" target/debug/libtessera.a \
     -lpthread -ldl -lm -o "$out/$t"
