@@ -1,5 +1,7 @@
-//! `tessera dataset`: inspect HugeCTR datasets (Norm, Raw, Parquet) and convert Parquet to
-//! Norm.
+//! `tessera dataset`: inspect HugeCTR datasets (Norm, Raw, Parquet), convert Parquet to
+//! Norm, and read any of them through a cursor set (`read`), whole or one rank's share.
+
+mod read;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -8,8 +10,8 @@ use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
 use tessera_core::data::{Check, DataErrorKind, Dims, ErrorPolicy, Key, NormConfig, RawConfig};
 use tessera_lite::dataset::{
     BatchReader, ConvertOptions, DatasetError, FileList, IoMode, MemoryBudget, NormFileHeader,
-    NormReader, ParquetConfig, ParquetReader, RawReader, ReadStats, Summary, convert_to_norm,
-    parquet_footer, summarize,
+    NormReader, ParquetConfig, ParquetReader, RawReader, ReadStats, Shard, Summary,
+    convert_to_norm, parquet_footer, summarize,
 };
 
 use crate::failure::Failure;
@@ -47,6 +49,18 @@ pub fn command() -> Command {
         .long("check")
         .value_parser(["sum", "none"])
         .help("checksum framing (inspect: default from the header; convert: default sum)");
+    let rank = Arg::new("rank")
+        .long("rank")
+        .value_name("K")
+        .value_parser(value_parser!(u64))
+        .requires("world")
+        .help("read only this rank's files: K, K + N, K + 2N, ... of the list (HugeCTR's split)");
+    let world = Arg::new("world")
+        .long("world")
+        .value_name("N")
+        .value_parser(value_parser!(u64))
+        .requires("rank")
+        .help("the number of ranks the files are split between (with --rank)");
     let inspect = Command::new("inspect")
         .about(
             "Prints the header (Norm), sizes (Raw) or metadata (Parquet), reads every sample, \
@@ -98,7 +112,10 @@ pub fn command() -> Command {
                 .long("buffered")
                 .action(ArgAction::SetTrue)
                 .help("read files through a buffer instead of memory-mapping them"),
-        );
+        )
+        .arg(rank.clone())
+        .arg(world.clone());
+    let read = read::command(&inspect);
     let convert = Command::new("convert")
         .about("Writes every sample of a Parquet dataset, in order, to one Norm file")
         .arg(path(
@@ -110,13 +127,19 @@ pub fn command() -> Command {
         .arg(check)
         .arg(key)
         .arg(slot_sizes)
-        .arg(skip);
+        .arg(skip)
+        .arg(rank)
+        .arg(world);
     Command::new("dataset")
-        .about("HugeCTR datasets: inspect Norm, Raw and Parquet; convert Parquet to Norm")
+        .about(
+            "HugeCTR datasets: inspect Norm, Raw and Parquet; convert Parquet to Norm; read \
+             through a cursor set",
+        )
         .subcommand_required(true)
         .arg_required_else_help(true)
         .subcommand(inspect)
         .subcommand(convert)
+        .subcommand(read)
 }
 
 /// Runs `inspect` or `convert`.
@@ -124,7 +147,10 @@ pub fn run(m: &ArgMatches, out: &mut Out) -> Result<(), Failure> {
     match m.subcommand() {
         Some(("inspect", m)) => inspect(m, out),
         Some(("convert", m)) => convert(m, out),
-        _ => Err(Failure::Usage("dataset needs inspect or convert".into())),
+        Some(("read", m)) => read::run(m, out),
+        _ => Err(Failure::Usage(
+            "dataset needs inspect, convert or read".into(),
+        )),
     }
 }
 
@@ -161,11 +187,17 @@ fn inspect_as<K: Key>(
         false => IoMode::Map,
     };
     let given_dims = m.get_one::<Dims>("dims").copied();
+    let shard = shard(m)?;
     // Samples per batch and keys per batch: never more than the files can hold.
     let (mut reader, samples, keys): (Box<dyn BatchReader<K>>, usize, usize) = match format {
         Format::Norm => {
-            let paths = FileList::resolve(path)?;
-            writeln!(out, "Norm dataset, {} file(s)", paths.len())?;
+            let paths = shard_paths(FileList::resolve(path)?, shard);
+            writeln!(
+                out,
+                "Norm dataset, {} file(s){}",
+                paths.len(),
+                shard_text(shard)
+            )?;
             let mut first = None;
             for p in &paths {
                 // An unreadable header stops the reader under either policy: say so now,
@@ -192,6 +224,10 @@ fn inspect_as<K: Key>(
                             .hint("not a Norm file? --format raw --dims L,D,S reads Raw files")
                     })?;
                     h.dims
+                }
+                (None, None) if shard.world() > 1 => {
+                    writeln!(out, "no file is this rank's: nothing to read")?;
+                    return Ok(());
                 }
                 (None, None) => {
                     return Err(Failure::file(path, "the file list names no file"));
@@ -223,13 +259,15 @@ fn inspect_as<K: Key>(
             config.policy = policy;
             config.float_label_dense =
                 m.get_one::<String>("raw-values").map(String::as_str) != Some("i32");
-            let reader = RawReader::<K>::open(path, config)?.with_io(io);
+            let paths = shard_paths(FileList::resolve(path)?, shard);
+            let reader = RawReader::<K>::new(paths, config).with_io(io);
             // Dims are at most i32::MAX each (checked when parsed): no overflow here.
             let size = config.sample_bytes() as u64;
             writeln!(
                 out,
-                "Raw dataset, {} file(s), {size} bytes per sample",
+                "Raw dataset, {} file(s){}, {size} bytes per sample",
                 reader.paths().len(),
+                shard_text(shard),
             )?;
             for p in reader.paths() {
                 let len = std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
@@ -251,12 +289,13 @@ fn inspect_as<K: Key>(
                 policy,
                 ..ParquetConfig::default()
             };
-            let reader = ParquetReader::<K>::open(path, config).map_err(parquet_failure)?;
+            let reader = open_parquet::<K>(path, config, shard)?;
             let meta = reader.metadata();
             writeln!(
                 out,
-                "Parquet dataset, {} file(s), metadata {}",
+                "Parquet dataset, {} file(s){}, metadata {}",
                 reader.paths().len(),
+                shard_text(shard),
                 reader.metadata_path().display()
             )?;
             for p in reader.paths() {
@@ -385,7 +424,7 @@ fn convert_as<K: Key>(
         policy: policy(m),
         ..ParquetConfig::default()
     };
-    let mut reader = ParquetReader::<K>::open(src, config).map_err(parquet_failure)?;
+    let mut reader = open_parquet::<K>(src, config, shard(m)?)?;
     let options = ConvertOptions {
         check: m
             .get_one::<String>("check")
@@ -569,6 +608,45 @@ fn policy(m: &ArgMatches) -> ErrorPolicy {
         true => ErrorPolicy::Skip,
         false => ErrorPolicy::Stop,
     }
+}
+
+/// `--rank K --world N` (clap makes each require the other); the whole dataset without.
+fn shard(m: &ArgMatches) -> Result<Shard, Failure> {
+    let (Some(&rank), Some(&world)) = (m.get_one::<u64>("rank"), m.get_one::<u64>("world")) else {
+        return Ok(Shard::WHOLE);
+    };
+    Shard::new(rank, world)
+        .map_err(|e| Failure::Usage(format!("--rank {rank} --world {world}: {e}")))
+}
+
+/// The files of `paths` that are `shard`'s.
+fn shard_paths(paths: Vec<PathBuf>, shard: Shard) -> Vec<PathBuf> {
+    let keep = |(i, p): (usize, PathBuf)| shard.owns(i).then_some(p);
+    paths.into_iter().enumerate().filter_map(keep).collect()
+}
+
+/// `" (rank K of N)"`, or nothing for the whole dataset.
+fn shard_text(shard: Shard) -> String {
+    match shard.world() {
+        1 => String::new(),
+        n => format!(" (rank {} of {n})", shard.rank()),
+    }
+}
+
+/// The Parquet dataset at `path`, only `shard`'s files of it.
+fn open_parquet<K: Key>(
+    path: &Path,
+    config: ParquetConfig,
+    shard: Shard,
+) -> Result<ParquetReader<K>, Failure> {
+    let reader = ParquetReader::<K>::open(path, config.clone()).map_err(parquet_failure)?;
+    if shard == Shard::WHOLE {
+        return Ok(reader);
+    }
+    let files = shard_paths(reader.paths().to_vec(), shard);
+    let meta = reader.metadata().clone();
+    let meta_path = reader.metadata_path().to_owned();
+    Ok(ParquetReader::new(meta, meta_path, files, config)?)
 }
 
 fn dims_text(d: Dims) -> String {
