@@ -101,8 +101,7 @@ fn ensure<E: Copy + Default>(v: &mut Vec<E>, needed: usize, keep: bool) -> bool 
     true
 }
 
-// SAFETY: plain owned `Vec`s without interior mutability: the same slices on every call.
-unsafe impl<T: Element> Storage for VecStorage<T> {
+impl<T: Element> Storage for VecStorage<T> {
     type Elem = T;
     #[inline]
     fn values(&self) -> &[T] {
@@ -114,10 +113,9 @@ unsafe impl<T: Element> Storage for VecStorage<T> {
     }
 }
 
-// SAFETY: `parts_mut` returns the same `Vec`s' slices. `reserve` only lengthens them: with
-// `keep` by `reserve_exact` + `resize`, which keep the contents; it never fails (allocation
-// failure aborts), so the `Err` clause holds vacuously.
-unsafe impl<T: Element> StorageMut for VecStorage<T> {
+// `reserve` only lengthens the `Vec`s: with `keep` by `reserve_exact` + `resize`, which keep
+// the contents; it never fails (allocation failure aborts).
+impl<T: Element> StorageMut for VecStorage<T> {
     #[inline]
     fn parts_mut(&mut self) -> (&mut [T], &mut [u32]) {
         (&mut self.values, &mut self.indices)

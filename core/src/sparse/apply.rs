@@ -54,10 +54,10 @@ impl<S: StorageMut> VBuffer<S> {
             indices.copy_within(k..count, k + 1);
             indices[k] = slot as u32;
         }
-        // SAFETY: `slot` was absent and sorts between positions k - 1 and k, so the indices
+        // `slot` was absent and sorts between positions k - 1 and k, so the indices
         // stay strictly increasing and below `len`; if the vector is now full it is dense and
         // the values are in index order.
-        unsafe { ed.commit_unchecked() };
+        ed.commit_unchecked();
         Ok(())
     }
 
@@ -172,8 +172,8 @@ impl<S: StorageMut> VBuffer<S> {
             }
         }
         debug_assert_eq!(i, k);
-        // SAFETY: the sorted union of two valid index lists of the same length, n < len.
-        unsafe { ed.commit_unchecked() };
+        // The sorted union of two valid index lists of the same length, n < len.
+        ed.commit_unchecked();
         Ok(())
     }
 }
@@ -195,8 +195,8 @@ impl<S: Storage> VBuffer<S> {
         for (o, (i, v)) in values.iter_mut().zip(self.iter()) {
             *o = f(i, v);
         }
-        // SAFETY: a copy of this vector's indices.
-        unsafe { ed.commit_unchecked() };
+        // A copy of this vector's indices.
+        ed.commit_unchecked();
         Ok(())
     }
 
@@ -225,8 +225,8 @@ impl<S: Storage> VBuffer<S> {
                 values[i] = f(i, x, y);
                 true
             });
-            // SAFETY: dense: no indices.
-            unsafe { ed.commit_unchecked() };
+            // Dense: no indices.
+            ed.commit_unchecked();
             return Ok(());
         };
         // One pass into an upper bound when the storage has room; else count exactly first.
@@ -236,9 +236,9 @@ impl<S: Storage> VBuffer<S> {
                 Ok(mut ed) => {
                     let (values, indices) = ed.parts();
                     let n = union_merge(ia, a.values, ib, b.values, indices, values, &mut f);
-                    // SAFETY: `union_merge` wrote the sorted union of two valid index lists
+                    // `union_merge` wrote the sorted union of two valid index lists
                     // (n <= upper < len).
-                    unsafe { ed.commit_truncated_unchecked(n) };
+                    ed.commit_truncated_unchecked(n);
                     return Ok(());
                 }
                 Err(SparseError::Capacity(_)) => union_count(ia, ib),
@@ -260,9 +260,9 @@ impl<S: Storage> VBuffer<S> {
             let (values, indices) = ed.parts();
             union_merge(ia, a.values, ib, b.values, indices, values, &mut f);
         }
-        // SAFETY: the sorted union of two valid index lists; if it has `len` entries, they are
+        // The sorted union of two valid index lists; if it has `len` entries, they are
         // 0..len and the values are in index order (dense).
-        unsafe { ed.commit_unchecked() };
+        ed.commit_unchecked();
         Ok(())
     }
 }

@@ -247,8 +247,8 @@ impl<'s, T: Element> BufferBuilder<'s, T> {
             for &(i, v) in entries {
                 values[i as usize] = v;
             }
-            // SAFETY: dense: no indices.
-            unsafe { ed.commit_unchecked() };
+            // Dense: no indices.
+            ed.commit_unchecked();
         } else {
             let mut ed = dst.edit(len, n)?;
             let (values, indices) = ed.parts();
@@ -256,9 +256,9 @@ impl<'s, T: Element> BufferBuilder<'s, T> {
                 *v = value;
                 *i = index;
             }
-            // SAFETY: after `compact` the indices are sorted, distinct (strictly increasing)
+            // After `compact` the indices are sorted, distinct (strictly increasing)
             // and below `len` (checked on entry); `n < len / 2`, so the editor is sparse.
-            unsafe { ed.commit_unchecked() };
+            ed.commit_unchecked();
         }
         self.count = 0;
         Ok(())

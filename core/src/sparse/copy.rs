@@ -21,8 +21,8 @@ impl<S: Storage> VBuffer<S> {
         let (values, indices) = ed.parts();
         values.copy_from_slice(self.values());
         indices.copy_from_slice(self.indices());
-        // SAFETY: a copy of this vector's indices, valid for the same length.
-        unsafe { ed.commit_unchecked() };
+        // A copy of this vector's indices, valid for the same length.
+        ed.commit_unchecked();
         Ok(())
     }
 
@@ -36,8 +36,8 @@ impl<S: Storage> VBuffer<S> {
         let mut ed = dst.edit(self.len(), self.len())?;
         let fresh = ed.reserved().new_values;
         self.scatter(ed.values(), fresh);
-        // SAFETY: dense: there are no indices to check.
-        unsafe { ed.commit_unchecked() };
+        // Dense: there are no indices to check.
+        ed.commit_unchecked();
         Ok(())
     }
 
@@ -93,8 +93,8 @@ impl<S: Storage> VBuffer<S> {
         if self.is_dense() {
             let mut ed = dst.edit(length, length)?;
             ed.values().copy_from_slice(&self.values()[start..end]);
-            // SAFETY: dense: no indices.
-            unsafe { ed.commit_unchecked() };
+            // Dense: no indices.
+            ed.commit_unchecked();
             return Ok(());
         }
         let ix = self.indices();
@@ -108,9 +108,9 @@ impl<S: Storage> VBuffer<S> {
             // `start <= i < end <= u32::MAX`.
             *o = i - start as u32;
         }
-        // SAFETY: a run of increasing indices in `start..end`, shifted down by `start`: still
+        // A run of increasing indices in `start..end`, shifted down by `start`: still
         // increasing and below `length`.
-        unsafe { ed.commit_unchecked() };
+        ed.commit_unchecked();
         Ok(())
     }
 
@@ -137,10 +137,10 @@ impl<S: Storage> VBuffer<S> {
                 k += 1;
             }
         }
-        // SAFETY: a subsequence of this vector's indices, in order, all written: here
+        // A subsequence of this vector's indices, in order, all written: here
         // `4 · non_zero <= len`, so either `non_zero < len` (a sparse editor) or
         // `non_zero == len == 0` (dense and empty, no indices).
-        unsafe { ed.commit_unchecked() };
+        ed.commit_unchecked();
         Ok(())
     }
 }
@@ -168,8 +168,8 @@ impl<S: StorageMut> VBuffer<S> {
             next = i;
         }
         values[..next].fill(S::Elem::default());
-        // SAFETY: dense: no indices.
-        unsafe { ed.commit_unchecked() };
+        // Dense: no indices.
+        ed.commit_unchecked();
         Ok(())
     }
 
@@ -209,9 +209,9 @@ impl<S: StorageMut> VBuffer<S> {
             // `p < k <= len <= u32::MAX`.
             indices[p] = p as u32;
         }
-        // SAFETY: indices are 0..k, then the old indices >= k in their order: strictly
+        // Indices are 0..k, then the old indices >= k in their order: strictly
         // increasing and below `len`.
-        unsafe { ed.commit_unchecked() };
+        ed.commit_unchecked();
         Ok(())
     }
 
@@ -244,8 +244,8 @@ impl<S: StorageMut> VBuffer<S> {
             }
             let mut ed = self.edit_keep(new_len, new_len)?;
             ed.raw_parts().0[len..new_len].fill(S::Elem::default());
-            // SAFETY: dense: no indices.
-            unsafe { ed.commit_unchecked() };
+            // Dense: no indices.
+            ed.commit_unchecked();
             return Ok(());
         }
         let keep = if new_len >= len {

@@ -73,8 +73,8 @@ impl<S: StorageMut> VBuffer<S> {
 /// [`commit`](Self::commit).
 ///
 /// The editor holds the only `&mut` to the vector, so nothing can read a half-written vector,
-/// and the commit validates the indices (O(count)) unless the caller vouches for them with the
-/// `unsafe` [`commit_unchecked`](Self::commit_unchecked).
+/// and the commit validates the indices (O(count)) unless the caller vouches for them with
+/// [`commit_unchecked`](Self::commit_unchecked).
 pub struct Editor<'a, S: StorageMut> {
     vector: &'a mut VBuffer<S>,
     len: usize,
@@ -187,25 +187,23 @@ impl<'a, S: StorageMut> Editor<'a, S> {
 
     /// [`commit`](Self::commit) without the validation (checked in debug builds only).
     ///
-    /// # Safety
-    ///
-    /// If the editor is sparse, its `count` indices are strictly increasing and below `len`.
+    /// The caller promises that, if the editor is sparse, its `count` indices are strictly
+    /// increasing and below `len`. A broken promise is a logic error, not undefined behaviour
+    /// (see the [module documentation](super#validation)).
     #[inline]
-    pub unsafe fn commit_unchecked(self) {
+    pub fn commit_unchecked(self) {
         let count = self.count;
-        // SAFETY: forwarded from our caller.
-        unsafe { self.commit_truncated_unchecked(count) }
+        self.commit_truncated_unchecked(count)
     }
 
     /// [`commit_truncated`](Self::commit_truncated) without the validation (checked in debug
     /// builds only).
     ///
-    /// # Safety
-    ///
-    /// `n <= count`, and if `n < len`: the storage holds at least `n` indices (true unless
-    /// the editor is dense) and the first `n` are strictly increasing and below `len`.
+    /// The caller promises `n <= count`, and if `n < len`: the storage holds at least `n`
+    /// indices (true unless the editor is dense) and the first `n` are strictly increasing and
+    /// below `len`. A broken promise is a logic error, not undefined behaviour.
     #[inline]
-    pub unsafe fn commit_truncated_unchecked(self, n: usize) {
+    pub fn commit_truncated_unchecked(self, n: usize) {
         debug_assert!(n <= self.count);
         #[cfg(debug_assertions)]
         {

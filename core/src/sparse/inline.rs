@@ -67,8 +67,7 @@ impl<T: Element, const N: usize> Inline<T, N> {
     }
 }
 
-// SAFETY: plain owned `heapless::Vec`s, no interior mutability: the same slices on every call.
-unsafe impl<T: Element, const N: usize> Storage for Inline<T, N> {
+impl<T: Element, const N: usize> Storage for Inline<T, N> {
     type Elem = T;
     #[inline]
     fn values(&self) -> &[T] {
@@ -80,10 +79,9 @@ unsafe impl<T: Element, const N: usize> Storage for Inline<T, N> {
     }
 }
 
-// SAFETY: `parts_mut` returns the same vectors' slices. `reserve` checks both sizes before
-// touching anything (so `Err` changes nothing) and only lengthens the vectors with
-// `resize_default`, which keeps existing contents.
-unsafe impl<T: Element, const N: usize> StorageMut for Inline<T, N> {
+// `reserve` checks both sizes before touching anything (so `Err` changes nothing) and only
+// lengthens the vectors with `resize_default`, which keeps existing contents.
+impl<T: Element, const N: usize> StorageMut for Inline<T, N> {
     #[inline]
     fn parts_mut(&mut self) -> (&mut [T], &mut [u32]) {
         (&mut self.values, &mut self.indices)

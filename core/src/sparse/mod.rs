@@ -25,12 +25,14 @@
 //!
 //! ## Validation
 //! Untrusted parts go through [`VBuffer::try_new`] (O(count); on failure the storage comes
-//! back with the reason) or [`Editor::commit`]. The `unsafe` [`VBuffer::new_unchecked`] and
+//! back with the reason) or [`Editor::commit`]. [`VBuffer::new_unchecked`] and
 //! [`Editor::commit_unchecked`] skip the check for indices that are valid by construction
-//! (copies, merges, shifts); debug builds check anyway. The invariant is a safety invariant:
-//! unsafe code may rely on it. Today's kernels still index with bounds checks, because
-//! unchecked indexing measured no faster (the gathers and scatters wait on cache misses);
-//! keeping the contract `unsafe` lets a later kernel drop the checks without breaking users.
+//! (copies, merges, shifts); debug builds check anyway. The invariant is not a safety
+//! invariant: every kernel indexes with bounds checks, because unchecked indexing measured no
+//! faster (the gathers and scatters wait on cache misses). So the storage traits and the
+//! unchecked constructors are safe, and a vector whose invariant was broken (by a false
+//! promise or a storage that changes behind its back) gives unspecified results, errors or a
+//! bounds-check panic, never an out-of-bounds read.
 //!
 //! ## Reuse, and why two vectors never share arrays
 //! A getter fills a caller-owned vector passed by `&mut` (ML.NET's `ValueGetter` pattern);

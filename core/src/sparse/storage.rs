@@ -11,16 +11,14 @@ use super::element::Element;
 /// Operations are written once against this trait and serve every storage: [`Slices`],
 /// [`SlicesMut`], [`Inline`](super::Inline) and the owned `Vec` storage of `tessera-alloc`.
 ///
-/// # Safety
-///
-/// A validated [`VBuffer`](super::VBuffer)'s invariant is a safety invariant that unsafe code
-/// may rely on (for instance to index a dense array with stored indices unchecked), and it
-/// holds only if the storage does not change behind the vector's back. So an implementation
-/// must guarantee that [`values`](Self::values) and [`indices`](Self::indices)
-/// return the same memory, with the same length and contents, on every call, unless a
-/// `&mut self` method was called in between. In particular, no interior mutability may change
-/// them behind a shared reference.
-pub unsafe trait Storage {
+/// An implementation returns the same arrays, with the same lengths and contents, on every
+/// call of [`values`](Self::values) and [`indices`](Self::indices) unless a `&mut self` method
+/// was called in between (no interior mutability behind a shared reference). One that does
+/// not breaks a validated [`VBuffer`](super::VBuffer)'s invariant; that is a logic error, not
+/// a memory-safety one: the trait is safe because no code relies on the invariant for
+/// soundness (every kernel indexes with bounds checks), so the results are unspecified and an
+/// operation may fail or panic, but nothing reads out of bounds.
+pub trait Storage {
     /// The value type.
     type Elem: Element;
 
@@ -46,15 +44,13 @@ pub struct Reserved {
 
 /// Storage whose arrays can be written and, where the storage allows, grown.
 ///
-/// # Safety
-///
-/// Besides the contract of [`Storage`]:
+/// Besides the contract of [`Storage`] (whose breach, likewise, is a logic error only):
 /// - [`parts_mut`](Self::parts_mut) and [`values_mut`](Self::values_mut) return the very
 ///   memory [`values`](Storage::values) and [`indices`](Storage::indices) return;
 /// - [`reserve`](Self::reserve) returning `Ok` leaves `values().len() >= values` and
 ///   `indices().len() >= indices`; with `keep`, the contents of both arrays up to their old
 ///   lengths are unchanged; returning `Err`, it leaves the storage unchanged.
-pub unsafe trait StorageMut: Storage {
+pub trait StorageMut: Storage {
     /// Both arrays, mutably.
     fn parts_mut(&mut self) -> (&mut [Self::Elem], &mut [u32]);
 
@@ -123,8 +119,7 @@ impl<'a, T> Slices<'a, T> {
     }
 }
 
-// SAFETY: plain shared slices: the same memory, length and contents on every call.
-unsafe impl<T: Element> Storage for Slices<'_, T> {
+impl<T: Element> Storage for Slices<'_, T> {
     type Elem = T;
     #[inline]
     fn values(&self) -> &[T] {
@@ -172,9 +167,7 @@ impl<'a, T> SlicesMut<'a, T> {
     }
 }
 
-// SAFETY: plain slices behind `&mut`: nothing else can change them, and `&self` gives no
-// way to.
-unsafe impl<T: Element> Storage for SlicesMut<'_, T> {
+impl<T: Element> Storage for SlicesMut<'_, T> {
     type Elem = T;
     #[inline]
     fn values(&self) -> &[T] {
@@ -186,9 +179,8 @@ unsafe impl<T: Element> Storage for SlicesMut<'_, T> {
     }
 }
 
-// SAFETY: `parts_mut` returns the same slices; `reserve` never changes anything and
-// succeeds only if both are already long enough.
-unsafe impl<T: Element> StorageMut for SlicesMut<'_, T> {
+// `reserve` never changes anything and succeeds only if both slices are already long enough.
+impl<T: Element> StorageMut for SlicesMut<'_, T> {
     #[inline]
     fn parts_mut(&mut self) -> (&mut [T], &mut [u32]) {
         (self.values, self.indices)

@@ -227,14 +227,13 @@ impl<S: Storage> VBuffer<S> {
     /// [`try_new`](Self::try_new) without the O(count) validation, for hot paths whose
     /// indices are correct by construction. The invariant is still checked in debug builds.
     ///
-    /// # Safety
-    ///
-    /// `len <= MAX_LEN`, `count <= len`, `storage.values().len() >= count`, and if
-    /// `count < len`: `storage.indices().len() >= count` and `storage.indices()[..count]` is
-    /// strictly increasing with every index below `len`. Unsafe code may rely on this
-    /// invariant (see the [module documentation](super#validation)).
+    /// The caller promises `len <= MAX_LEN`, `count <= len`, `storage.values().len() >=
+    /// count`, and if `count < len`: `storage.indices().len() >= count` and
+    /// `storage.indices()[..count]` strictly increasing with every index below `len`. A
+    /// broken promise is a logic error, not undefined behaviour (see the
+    /// [module documentation](super#validation)).
     #[inline]
-    pub unsafe fn new_unchecked(len: usize, count: usize, storage: S) -> Self {
+    pub fn new_unchecked(len: usize, count: usize, storage: S) -> Self {
         debug_assert_eq!(
             check_parts(len, count, storage.values(), storage.indices()),
             Ok(())

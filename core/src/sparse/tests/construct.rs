@@ -95,10 +95,8 @@ pub(super) fn check_reading<T: TestElem>(p: &Parts<T>) -> Result<(), TestCaseErr
     let d = p.densified();
     prop_assert!(v == d.view());
     // The unchecked constructor, on parts known valid.
-    // SAFETY: `p` came from `Parts`, whose invariant `view()` just checked.
-    let u = unsafe {
-        VBuffer::new_unchecked(p.len, p.values.len(), Slices::new(&p.values, &p.indices))
-    };
+    // `p` came from `Parts`, whose invariant `view()` just checked.
+    let u = VBuffer::new_unchecked(p.len, p.values.len(), Slices::new(&p.values, &p.indices));
     prop_assert_eq!(Out::of(&u), Out::of(&v));
     Ok(())
 }

@@ -78,8 +78,8 @@ fn commit_truncated_keeps_a_prefix() {
     // A truncation to the full length is dense.
     let mut ed = d.edit(3, 3).unwrap();
     ed.values().copy_from_slice(&[1, 2, 3]);
-    // SAFETY: dense, n == count.
-    unsafe { ed.commit_truncated_unchecked(3) };
+    // Dense, n == count.
+    ed.commit_truncated_unchecked(3);
     assert!(d.is_dense());
     assert_eq!(d.sum(), 6);
 }

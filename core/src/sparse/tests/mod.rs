@@ -493,8 +493,7 @@ fn grown(old: usize, needed: usize) -> usize {
     n
 }
 
-// SAFETY: plain `Vec`s, no interior mutability.
-unsafe impl<T: Element> Storage for Grow<T> {
+impl<T: Element> Storage for Grow<T> {
     type Elem = T;
     fn values(&self) -> &[T] {
         &self.values
@@ -504,9 +503,8 @@ unsafe impl<T: Element> Storage for Grow<T> {
     }
 }
 
-// SAFETY: `parts_mut` returns the same `Vec`s; `reserve` only lengthens them, keeping the
-// prefix when asked, and never fails.
-unsafe impl<T: Element> StorageMut for Grow<T> {
+// `reserve` only lengthens the `Vec`s, keeping the prefix when asked, and never fails.
+impl<T: Element> StorageMut for Grow<T> {
     fn parts_mut(&mut self) -> (&mut [T], &mut [u32]) {
         (&mut self.values, &mut self.indices)
     }
