@@ -17,7 +17,7 @@ pub fn run(outcome: &Outcome, kws: Option<&[i8]>) -> bool {
         outcome.prediction_bits
     );
     if let Some(scores) = kws {
-        defmt::println!("defmt: KWS scores {=[i8]}", scores);
+        defmt::println!("defmt: KWS scores {}", scores);
     }
 
     // The bundled dataset cut inside its second record: the decoder takes the whole first

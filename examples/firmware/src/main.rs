@@ -14,6 +14,10 @@
 #![no_std]
 #![no_main]
 
+// `framework` measures the framework alone: nothing else may be linked beside it.
+#[cfg(all(feature = "framework", any(feature = "heap", feature = "defmt")))]
+compile_error!("the `framework` variant builds alone (not with `heap` or `defmt`)");
+
 #[macro_use]
 mod say;
 
