@@ -19,6 +19,25 @@
 //! [`HostMemory::bytes_mut`] with checked indexing and casts with checked casts, so a wrong
 //! implementation gives an error, never undefined behaviour.
 //!
+//! ## Every kind of memory in the crate family, and how it relates to these traits
+//!
+//! [`Memory`] / [`HostMemory`] describe *regions that the arena lays out*: buffers whose sizes
+//! a plan knows in advance. Memory that grows element by element, or that a C caller may
+//! free, has its own small interface instead, each for a reason:
+//!
+//! | memory | interface | why not [`Memory`] |
+//! | --- | --- | --- |
+//! | caller regions: `[u8]`, [`AlignedBytes`] (core); `HeapBlock` under `HeapArena` (tessera-alloc) | [`Memory`] + [`HostMemory`] | — |
+//! | tessera-gpu's device memory | [`Memory`] only (`kind() == Device`) | — (the CPU may not touch it) |
+//! | tessera-gpu's pinned and managed memory | [`Memory`] + [`HostMemory`] | — |
+//! | sparse vectors' arrays: [`Slices`](crate::sparse::Slices), [`SlicesMut`](crate::sparse::SlicesMut), [`Inline`](crate::sparse::Inline) (core); `VecStorage` behind `OwnedVBuffer` (tessera-alloc) | [`Storage`](crate::sparse::Storage) / [`StorageMut`](crate::sparse::StorageMut) (safe traits) | two typed arrays (values, `u32` indices) that an editor resizes, not one byte region; a borrowed or inline storage *is* caller memory, just typed |
+//! | LARGE strings' bytes: `RustHeap`, `CHeap` (tessera-alloc) | [`StringHeap`](crate::tstring::StringHeap) (`unsafe` trait) | `malloc` / `realloc` / `free` of single blocks, owned by each `TF_TString` and freeable by C code; strings free through it, so it is trusted for soundness |
+//! | `OwnedTensor` (a `Vec`), `SharedBytes` (an `Arc`), `StringTensor`'s array of strings (a `Vec`; its LARGE strings use a [`StringHeap`](crate::tstring::StringHeap)) (tessera-alloc) | none: Rust's global allocator | owned containers, not regions handed to core |
+//!
+//! So the one trait for regions is [`Memory`]; the two others are narrower on purpose, and
+//! nothing in `tessera-core` allocates through any of them: it only calls what an adapter or
+//! the caller supplied.
+//!
 //! ```
 //! use tessera_core::memory::{AlignedBytes, HostMemory, Memory, MemoryKind};
 //!
