@@ -119,6 +119,20 @@ fn prepare(ctx: &mut Prepare<'_, '_>, f: Function) -> Result<(), KernelError> {
     })
 }
 
+/// [`int16_input_scaling`] for the table kernels' tests (`logistic` selects the function).
+#[cfg(test)]
+pub(crate) fn int16_input_scaling_for_tests(
+    logistic: bool,
+    in_scale: f32,
+) -> Result<(i32, u32), KernelError> {
+    let f = if logistic {
+        Function::Logistic
+    } else {
+        Function::Tanh
+    };
+    int16_input_scaling(f, in_scale)
+}
+
 /// int16: zero points 0 and an output scale of 2^-15 (LOGISTIC: exactly), as the reference's
 /// Prepare requires; the input's scaling.
 fn prepare_i16(ctx: &mut Prepare<'_, '_>, f: Function, elements: u32) -> Result<(), KernelError> {
@@ -247,3 +261,7 @@ pub(crate) fn init_logistic(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
 pub(crate) fn init_tanh(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
     init(ctx, Function::Tanh)
 }
+
+#[cfg(test)]
+#[path = "../tests/quantized_activation.rs"]
+mod tests;

@@ -81,3 +81,45 @@ proptest! {
         prop_assert!((got - want).abs() <= 1.0, "{} {}", got, want);
     }
 }
+
+/// Power-of-two int16 ADD parameters: input right shifts `r1`, `r2` (one of them 0) and the
+/// clamp.
+fn pot_params(r1: i32, r2: i32, lo: i32, hi: i32) -> Params {
+    let mut p = params(1.0, 0, 1.0, 0, 1.0, 0, true);
+    (p.lo, p.hi) = (lo, hi);
+    pot_shifts(&mut p, r1, r2, 0).unwrap();
+    p
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 8 } else { 1024 }))]
+    #[test]
+    fn pot_add_is_the_saturated_rounded_sum(
+        x in any::<i16>(), y in any::<i16>(), shift in 0i32..=15, first in any::<bool>(),
+        lo in -32768i32..=0, hi in 0i32..=32767,
+    ) {
+        // In i64: the shifted operand divided by 2^shift, rounded half away from zero, plus
+        // the other, saturated to int16, clamped.
+        let (r1, r2) = if first { (-shift, 0) } else { (0, -shift) };
+        let p = pot_params(r1, r2, lo, hi);
+        let (kept, shifted) = if first { (y, x) } else { (x, y) };
+        let q = i64::from(shifted);
+        let d = 1i64 << shift;
+        let rounded = if q >= 0 { (q + d / 2) / d } else { -((-q + d / 2) / d) };
+        let want = (i64::from(kept) + rounded).clamp(-32768, 32767).clamp(lo.into(), hi.into());
+        prop_assert_eq!(i64::from(add_pot_one(&p, x, y)), want);
+    }
+}
+
+#[test]
+fn pot_shifts_refuse_what_the_reference_refuses() {
+    let mut p = params(1.0, 0, 1.0, 0, 1.0, 0, true);
+    // Input log2 scales relative to the output's: one must be 0, neither above.
+    assert!(pot_shifts(&mut p, -13, -12, -12).is_ok());
+    assert_eq!((p.input1_shift, p.input2_shift), (-1, 0));
+    assert!(pot_shifts(&mut p, -12, -12, -12).is_ok());
+    assert!(pot_shifts(&mut p, -13, -13, -12).is_err());
+    assert!(pot_shifts(&mut p, -11, -12, -12).is_err());
+    assert!(pot_shifts(&mut p, -12, -44, -12).is_err());
+    assert!(pot_shifts(&mut p, i32::MIN, 0, 0).is_err());
+}
