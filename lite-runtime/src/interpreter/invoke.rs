@@ -160,13 +160,13 @@ fn split_and_eval<const N: usize, const P: usize>(
         };
         (kernel.eval)(&mut ctx)?;
     }
-    // String outputs: record their encoded length.
+    // String outputs the kernel wrote: readable from now on (their encoding says their
+    // length).
     for (k, &t) in outputs.iter().enumerate() {
         let Some(r) = usize::try_from(t).ok().and_then(|t| records.get_mut(t)) else {
             continue;
         };
-        if let Some(len) = out_len.get(k).copied().flatten() {
-            r.len = len.min(r.bytes);
+        if out_len.get(k).copied().flatten().is_some() {
             r.written = 1;
         }
     }

@@ -348,25 +348,27 @@ impl<'e> Eval<'e> {
     /// be (overlapping an output: a planning bug, reported instead of aliased).
     pub fn input_bytes(&self, i: usize) -> Result<&'e [u8], KernelError> {
         let r = self.input_record(i)?;
-        let (start, len) = (r.offset as usize, r.len as usize);
+        let (start, len) = (r.offset as usize, r.bytes as usize);
         let end = start.checked_add(len).ok_or(BAD_BYTES)?;
-        match r.place() {
-            Place::None => Ok(&[]),
-            Place::Model => self.model.get(start..end).ok_or(BAD_BYTES),
+        let full = match r.place() {
+            Place::None => return Ok(&[]),
+            Place::Model => self.model.get(start..end).ok_or(BAD_BYTES)?,
             Place::Planned | Place::Persistent => {
-                for &(at, piece) in self.rest {
-                    if start >= at && end <= at + piece.len() {
-                        return Ok(&piece[start - at..end - at]);
+                let found = self.rest.iter().find_map(|&(at, piece)| {
+                    (start >= at && end <= at + piece.len()).then(|| &piece[start - at..end - at])
+                });
+                match found {
+                    Some(f) => f,
+                    None if len == 0 => return Ok(&[]),
+                    None => {
+                        return Err(KernelError::Mismatch {
+                            what: "an input overlaps an output",
+                        });
                     }
                 }
-                if len == 0 {
-                    return Ok(&[]);
-                }
-                Err(KernelError::Mismatch {
-                    what: "an input overlaps an output",
-                })
             }
-        }
+        };
+        Ok(&full[..r.in_use(full)])
     }
 
     /// The bytes of constant tensor `tensor` (a subgraph tensor index, e.g. a
@@ -379,7 +381,7 @@ impl<'e> Eval<'e> {
             what: "tensor is not a constant",
         };
         let r = self.records.get(tensor).ok_or(not_constant)?;
-        let (start, end) = (r.offset as usize, r.offset as usize + r.len as usize);
+        let (start, end) = (r.offset as usize, r.offset as usize + r.bytes as usize);
         match r.place() {
             Place::Model => self.model.get(start..end).ok_or(BAD_BYTES),
             Place::Persistent => self

@@ -526,13 +526,14 @@ impl<'m, 'a> Interpreter<'m, 'a> {
             .records()
             .get(t)
             .ok_or(InterpreterError::new(ErrorKind::NoSuchTensor))?;
-        let (start, end) = (r.offset as usize, r.offset as usize + r.len as usize);
+        let (start, end) = (r.offset as usize, r.offset as usize + r.bytes as usize);
         let bytes = match r.place() {
             Place::Model => self.model.bytes().get(start..end),
             Place::Planned | Place::Persistent => self.data.get(start..end),
             Place::None => Some(&[][..]),
         };
-        bytes.ok_or(InterpreterError::at_tensor(ErrorKind::TooLarge, t))
+        let full = bytes.ok_or(InterpreterError::at_tensor(ErrorKind::TooLarge, t))?;
+        Ok(&full[..r.in_use(full)])
     }
 
     fn arena_bytes_mut(&mut self, t: usize) -> Result<&mut [u8], InterpreterError> {
@@ -682,16 +683,15 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         }
         let buf = self.arena_bytes_mut(t)?;
         let budget = buf.len();
-        let n = encode_tflite(strings, buf).map_err(|e| {
+        encode_tflite(strings, buf).map_err(|e| {
             let needed = match e {
                 EncodeError::Capacity(c) => c.needed,
                 _ => usize::MAX,
             };
             InterpreterError::at_tensor(ErrorKind::InputStrings { needed, budget }, t)
         })?;
-        let r = &mut self.records_mut()[t];
-        r.len = n as u32;
-        r.written = 1;
+        // The encoding says its own length (see `TensorRecord::in_use`).
+        self.records_mut()[t].written = 1;
         Ok(())
     }
 

@@ -39,7 +39,7 @@ impl Place {
     }
 }
 
-/// One tensor of the running graph. 40 bytes.
+/// One tensor of the running graph. 36 bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable)]
 #[repr(C)]
 pub(crate) struct TensorRecord {
@@ -47,11 +47,10 @@ pub(crate) struct TensorRecord {
     pub dims: [u32; MAX_DIMS],
     /// Byte offset: in the arena's data region (planned or persistent), or in the model.
     pub offset: u32,
-    /// Bytes reserved.
+    /// Bytes reserved. All are in use, except in a string tensor written at run time: its
+    /// own encoding says where it ends ([`in_use`](Self::in_use)), so no length is kept here
+    /// (4 bytes a tensor: TensorFlow Lite Micro's arenas are the bar).
     pub bytes: u32,
-    /// Bytes in use: `bytes`, except for strings, whose encoded length is known only once
-    /// they are written.
-    pub len: u32,
     /// Dimensions used.
     pub rank: u8,
     /// `TensorType` schema code.
@@ -89,6 +88,27 @@ pub(crate) struct OpRecord {
 impl TensorRecord {
     pub(crate) fn place(&self) -> Place {
         Place::from_u8(self.place)
+    }
+
+    /// How much of `full` (the tensor's `bytes`) is in use: all of it, except in a string
+    /// tensor: nothing before it is written, and afterwards up to the end its TFLite encoding
+    /// gives (a count `N`, then `N + 1` little-endian offsets, the last the end of the data).
+    /// Constant strings are read whole, as the model holds them.
+    pub(crate) fn in_use(&self, full: &[u8]) -> usize {
+        if self.dtype != TensorType::String as u8 || self.place() == Place::Model {
+            return full.len();
+        }
+        if self.written == 0 {
+            return 0;
+        }
+        let word = |i: usize| -> Option<usize> {
+            let at = i.checked_mul(4)?;
+            let b: [u8; 4] = full.get(at..at.checked_add(4)?)?.try_into().ok()?;
+            usize::try_from(u32::from_le_bytes(b)).ok()
+        };
+        word(0)
+            .and_then(|n| word(n.checked_add(1)?))
+            .map_or(0, |end| end.min(full.len()))
     }
 
     pub(crate) fn tensor_type(&self) -> Option<TensorType> {
@@ -185,7 +205,7 @@ mod tests {
 
     #[test]
     fn records_are_the_documented_sizes() {
-        assert_eq!(core::mem::size_of::<TensorRecord>(), 40);
+        assert_eq!(core::mem::size_of::<TensorRecord>(), 36);
         assert_eq!(core::mem::size_of::<OpRecord>(), 88);
     }
 }

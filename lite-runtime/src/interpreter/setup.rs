@@ -459,11 +459,6 @@ pub(crate) fn write_tables(
             dims,
             offset: u32::try_from(offset).map_err(|_| TOO_LARGE)?,
             bytes: bytes as u32,
-            len: if t.tensor_type() == TensorType::String && !constant_written {
-                0
-            } else {
-                bytes as u32
-            },
             rank: shape.rank() as u8,
             dtype: t.tensor_type() as u8,
             place: place as u8,
