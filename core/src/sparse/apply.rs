@@ -47,7 +47,7 @@ impl<S: StorageMut> VBuffer<S> {
         }
         let mut ed = self.edit_keep(len, count + 1)?;
         let dense = ed.is_dense();
-        let (values, indices) = ed.raw_parts();
+        let (values, indices) = ed.whole_parts();
         values.copy_within(k..count, k + 1);
         values[k] = v;
         if !dense {
@@ -151,7 +151,7 @@ impl<S: StorageMut> VBuffer<S> {
             return Ok(());
         }
         let mut ed = self.edit_keep(len, n)?;
-        let (values, indices) = ed.raw_parts();
+        let (values, indices) = ed.whole_parts();
         // Back to front: output slot k >= i (the entries still to place from here), so no
         // unread entry is overwritten. When `src` runs out, the rest is in place.
         let (mut i, mut j, mut k) = (count, src_ix.len(), n);

@@ -157,7 +157,7 @@ impl<S: StorageMut> VBuffer<S> {
         }
         let (len, count) = (self.len(), self.count());
         let mut ed = self.edit_keep(len, len)?;
-        let (values, indices) = ed.raw_parts();
+        let (values, indices) = ed.whole_parts();
         // Back to front: entry k moves to indices[k] >= k, so no unread entry is overwritten.
         let mut next = len;
         for k in (0..count).rev() {
@@ -192,7 +192,7 @@ impl<S: StorageMut> VBuffer<S> {
             return self.densify();
         }
         let mut ed = self.edit_keep(len, new_count)?;
-        let (values, indices) = ed.raw_parts();
+        let (values, indices) = ed.whole_parts();
         // The entries at or after `k` move right by `k - m`.
         values.copy_within(m..count, k);
         indices.copy_within(m..count, k);
@@ -243,7 +243,7 @@ impl<S: StorageMut> VBuffer<S> {
                 return Ok(());
             }
             let mut ed = self.edit_keep(new_len, new_len)?;
-            ed.raw_parts().0[len..new_len].fill(S::Elem::default());
+            ed.whole_parts().0[len..new_len].fill(S::Elem::default());
             // Dense: no indices.
             ed.commit_unchecked();
             return Ok(());

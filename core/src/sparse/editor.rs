@@ -142,7 +142,7 @@ impl<'a, S: StorageMut> Editor<'a, S> {
     /// The whole arrays (longer than `count` if the storage is), as kept by
     /// [`VBuffer::edit_keep`]: for in-place rewrites that read old entries.
     #[inline]
-    pub(crate) fn raw_parts(&mut self) -> (&mut [S::Elem], &mut [u32]) {
+    pub(crate) fn whole_parts(&mut self) -> (&mut [S::Elem], &mut [u32]) {
         self.vector.storage_mut().parts_mut()
     }
 

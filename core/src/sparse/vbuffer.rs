@@ -60,7 +60,7 @@ pub type VBufferMut<'a, T> = VBuffer<SlicesMut<'a, T>>;
 /// A vector of at most `N` explicit values, stored inline (firmware).
 pub type InlineVBuffer<T, const N: usize> = VBuffer<Inline<T, N>>;
 
-/// Checks the invariant over raw parts: O(count).
+/// Checks the invariant over a vector's parts: O(count).
 pub(crate) fn check_parts<T>(
     len: usize,
     count: usize,

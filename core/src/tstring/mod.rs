@@ -22,14 +22,16 @@
 //!   a caller's byte buffer.
 //! - [`PreallocStrings`]: the RFC's PREALLOC idea without a heap: long strings live in one
 //!   caller region, referenced by VIEWs that C never frees, and are rewritten in place.
-//! - [`raw`]: the algorithms over raw pointers, for the C ABI.
 
 mod convert;
+// TensorFlow's C string functions over pointers: what the C library (`tessera-capi`) exports.
+// Public so that crate can reach them, hidden because Rust code has `TString`'s safe methods.
+#[doc(hidden)]
+pub mod ctstring;
 mod heap;
 mod offset;
 mod owner;
 mod prealloc;
-pub mod raw;
 mod repr;
 mod string;
 

@@ -7,8 +7,8 @@ use core::marker::PhantomData;
 
 use crate::error::CapacityError;
 
+use super::ctstring;
 use super::heap::NoHeap;
-use super::raw;
 use super::repr::SMALL_CAPACITY;
 use super::string::TString;
 
@@ -163,7 +163,7 @@ impl<'s, 'r> PreallocStrings<'s, 'r> {
         unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), slot, bytes.len()) };
         // SAFETY: `s` is a valid string of this array; the VIEW's bytes lie in the region,
         // which outlives `'r`.
-        let view = unsafe { raw::assign_view(s, slot, bytes.len()) };
+        let view = unsafe { ctstring::assign_view(s, slot, bytes.len()) };
         debug_assert!(view.is_ok());
         Ok(())
     }

@@ -7,9 +7,9 @@ use core::hash::{Hash, Hasher};
 use core::marker::PhantomData;
 use core::ptr::NonNull;
 
+use super::ctstring;
 use super::heap::{NoHeap, StringHeap};
 use super::owner::TStringOwner;
-use super::raw;
 use super::repr::{
     Large, MAX_LEN, Repr, SMALL_CAPACITY, TStringType, align16, pack_size, unpack_size,
 };
@@ -156,7 +156,7 @@ impl<'a, H: StringHeap> TString<'a, H> {
     /// Whether the string owns something to free or release: LARGE, or a VIEW with an owner.
     #[inline(always)]
     fn owns_something(&self) -> bool {
-        let tag = self.raw_bytes()[0] & 0b11;
+        let tag = self.repr_bytes()[0] & 0b11;
         // LARGE (1) and VIEW (3) are the odd tags: SMALL strings pass with one test.
         tag & 1 == 1 && (tag == TStringType::Large as u8 || !self.repr.as_view().owner.is_null())
     }
@@ -180,14 +180,14 @@ impl<'a, H: StringHeap> TString<'a, H> {
     ) -> Result<Self, TStringError> {
         let mut s = Self::new();
         // SAFETY: `s` is a valid string; the caller vouches for `ptr`, `len` and `owner`.
-        unsafe { raw::assign_owned_view(s.ptr_mut(), ptr, len, owner)? };
+        unsafe { ctstring::assign_owned_view(s.ptr_mut(), ptr, len, owner)? };
         Ok(s)
     }
 
     /// Which of the four layouts the string uses.
     #[inline]
     pub fn string_type(&self) -> TStringType {
-        TStringType::from_tag(self.raw_bytes()[0])
+        TStringType::from_tag(self.repr_bytes()[0])
     }
 
     /// The type tag (the low two bits of byte 0), read as part of the first word: a lone
@@ -208,7 +208,7 @@ impl<'a, H: StringHeap> TString<'a, H> {
 
     /// The string's 24 bytes exactly as C sees them.
     #[inline]
-    pub fn raw_bytes(&self) -> &[u8; 24] {
+    pub fn repr_bytes(&self) -> &[u8; 24] {
         self.repr.as_bytes()
     }
 
@@ -216,7 +216,7 @@ impl<'a, H: StringHeap> TString<'a, H> {
     #[inline]
     pub fn len(&self) -> usize {
         // SAFETY: `self` is a valid string and not OFFSET (type invariant).
-        unsafe { raw::len(self.ptr()) }
+        unsafe { ctstring::len(self.ptr()) }
     }
 
     /// Whether the length is zero.
@@ -230,13 +230,13 @@ impl<'a, H: StringHeap> TString<'a, H> {
     #[inline]
     pub fn capacity(&self) -> usize {
         // SAFETY: `self` is a valid string.
-        unsafe { raw::capacity(self.ptr()) }
+        unsafe { ctstring::capacity(self.ptr()) }
     }
 
     /// The bytes (no NUL).
     #[inline]
     pub fn as_bytes(&self) -> &[u8] {
-        let b0 = self.raw_bytes()[0];
+        let b0 = self.repr_bytes()[0];
         if b0 & 0b11 == TStringType::Small as u8 {
             // SAFETY: type invariant of safe code: a SMALL size is at most 22, so the bytes lie
             // inside the string's own 23.
@@ -273,7 +273,7 @@ impl<'a, H: StringHeap> TString<'a, H> {
     #[inline]
     pub fn as_ptr(&self) -> *const u8 {
         // SAFETY: `self` is a valid string.
-        unsafe { raw::data_ptr(self.ptr()) }
+        unsafe { ctstring::data_ptr(self.ptr()) }
     }
 
     /// The owner of a VIEW, if it has one.
@@ -289,7 +289,7 @@ impl<'a, H: StringHeap> TString<'a, H> {
     pub fn as_mut_bytes(&mut self) -> Result<&mut [u8], TStringError> {
         let n = self.len();
         // SAFETY: `self` is a valid string.
-        let p = unsafe { raw::mutable_data_ptr(self.ptr_mut()) }?;
+        let p = unsafe { ctstring::mutable_data_ptr(self.ptr_mut()) }?;
         Ok(if n == 0 {
             &mut []
         } else {
@@ -299,11 +299,13 @@ impl<'a, H: StringHeap> TString<'a, H> {
         })
     }
 
-    /// Sets the length, filling new bytes with `fill` (`TF_TString_Resize`). See
-    /// [`raw::resize_uninit`] for the capacity rules.
+    /// Sets the length, filling new bytes with `fill` (`TF_TString_Resize`). Lengths up to 22
+    /// become SMALL (freeing a LARGE block); longer ones become LARGE with TensorFlow's
+    /// capacity rule: grow to `align16(n + 1) - 1`, shrink to `align16(cap / 2 + 1) - 1` when
+    /// below half the capacity, otherwise keep the capacity.
     pub fn resize(&mut self, new_len: usize, fill: u8) -> Result<(), TStringError> {
         // SAFETY: valid string.
-        unsafe { raw::resize(self.ptr_mut(), new_len, fill).map(|_| ()) }
+        unsafe { ctstring::resize(self.ptr_mut(), new_len, fill).map(|_| ()) }
     }
 
     /// Shortens to `new_len` bytes; a no-op when already that short.
@@ -317,40 +319,40 @@ impl<'a, H: StringHeap> TString<'a, H> {
     /// Empties the string, freeing a LARGE block or releasing a VIEW.
     pub fn clear(&mut self) {
         // SAFETY: valid string; afterwards it is the empty SMALL string.
-        unsafe { raw::reset(self.ptr_mut()) }
+        unsafe { ctstring::reset(self.ptr_mut()) }
     }
 
     /// Makes room for `cap` bytes (`TF_TString_Reserve`).
     pub fn reserve(&mut self, cap: usize) -> Result<(), TStringError> {
         // SAFETY: valid string.
-        unsafe { raw::reserve(self.ptr_mut(), cap) }
+        unsafe { ctstring::reserve(self.ptr_mut(), cap) }
     }
 
     /// Makes room for `cap` bytes, at least doubling when it grows
     /// (`TF_TString_ReserveAmortized`).
     pub fn reserve_amortized(&mut self, cap: usize) -> Result<(), TStringError> {
         // SAFETY: valid string.
-        unsafe { raw::reserve_amortized(self.ptr_mut(), cap) }
+        unsafe { ctstring::reserve_amortized(self.ptr_mut(), cap) }
     }
 
     /// Replaces the contents with a copy of `bytes` (`TF_TString_Copy`).
     pub fn copy_from(&mut self, bytes: &[u8]) -> Result<(), TStringError> {
         // SAFETY: valid string; `bytes` cannot alias `self`, which is borrowed mutably.
-        unsafe { raw::copy(self.ptr_mut(), bytes.as_ptr(), bytes.len()) }
+        unsafe { ctstring::copy(self.ptr_mut(), bytes.as_ptr(), bytes.len()) }
     }
 
     /// Replaces the contents with a copy of `bytes`, keeping a LARGE block that is big
-    /// enough instead of shrinking or freeing it (see [`raw::copy_reusing`]). For strings
-    /// refilled batch after batch: once warm, this never allocates.
+    /// enough, even for a string short enough to be SMALL, instead of shrinking or freeing it.
+    /// For strings refilled batch after batch: once warm, this never allocates.
     pub fn copy_reusing(&mut self, bytes: &[u8]) -> Result<(), TStringError> {
         // SAFETY: valid string; `bytes` cannot alias `self`.
-        unsafe { raw::copy_reusing(self.ptr_mut(), bytes.as_ptr(), bytes.len()) }
+        unsafe { ctstring::copy_reusing(self.ptr_mut(), bytes.as_ptr(), bytes.len()) }
     }
 
     /// Makes the string a VIEW of `bytes` (`TF_TString_AssignView`).
     pub fn assign_view(&mut self, bytes: &'a [u8]) -> Result<(), TStringError> {
         // SAFETY: valid string; `bytes` outlives `'a`, which bounds the string's use.
-        unsafe { raw::assign_view(self.ptr_mut(), bytes.as_ptr(), bytes.len()) }
+        unsafe { ctstring::assign_view(self.ptr_mut(), bytes.as_ptr(), bytes.len()) }
     }
 
     /// Takes `src`'s value by TensorFlow's assign rule: SMALL and VIEW copy as they are, LARGE
@@ -358,13 +360,13 @@ impl<'a, H: StringHeap> TString<'a, H> {
     pub fn assign(&mut self, src: &TString<'a, H>) -> Result<(), TStringError> {
         // SAFETY: both are valid strings; `src` is not OFFSET (type invariant) and its VIEW
         // bytes live for `'a`.
-        unsafe { raw::assign(self.ptr_mut(), src.ptr()) }
+        unsafe { ctstring::assign(self.ptr_mut(), src.ptr()) }
     }
 
     /// Appends a copy of `bytes`, growing amortised (`TF_TString_AppendN`).
     pub fn append(&mut self, bytes: &[u8]) -> Result<(), TStringError> {
         // SAFETY: valid string; `bytes` cannot alias `self`.
-        unsafe { raw::append_n(self.ptr_mut(), bytes.as_ptr(), bytes.len()) }
+        unsafe { ctstring::append_n(self.ptr_mut(), bytes.as_ptr(), bytes.len()) }
     }
 
     /// A copy by [`assign`](Self::assign)'s rules, reporting allocation failure.
@@ -407,16 +409,16 @@ impl<H: StringHeap> Drop for TString<'_, H> {
 #[inline(never)]
 fn offset_bytes<'s, H: StringHeap>(s: &'s TString<'_, H>) -> &'s [u8] {
     // SAFETY: the caller of the `unsafe` cast vouched that the OFFSET data is readable.
-    unsafe { raw::bytes(s) }
+    unsafe { ctstring::bytes(s) }
 }
 
 /// What dropping a string does when it owns something, out of line: see
-/// [`raw::release_words`].
+/// [`ctstring::release_words`].
 #[cold]
 #[inline(never)]
 fn release<H: StringHeap>(tag: u8, cap: usize, ptr: *mut u8) {
     // SAFETY: the words of a valid string being dropped, released once.
-    unsafe { raw::release_words::<H>(tag, cap, ptr) }
+    unsafe { ctstring::release_words::<H>(tag, cap, ptr) }
 }
 
 /// `len` bytes at `p`, or the empty slice for a zero length (whatever `p` is).
@@ -444,7 +446,7 @@ impl<H: StringHeap> Default for TString<'_, H> {
 impl<H: StringHeap> Clone for TString<'_, H> {
     #[inline]
     fn clone(&self) -> Self {
-        let tag = self.raw_bytes()[0] & 0b11;
+        let tag = self.repr_bytes()[0] & 0b11;
         // SMALL first, with one test: the common case.
         let plain = tag == TStringType::Small as u8
             || (tag == TStringType::View as u8 && !self.owns_something());

@@ -62,15 +62,15 @@ fn layout_is_tf_tstring() {
     let s: TString = TString::from_bytes(b"hello").unwrap();
     let mut want = [0u8; 24];
     want[..7].copy_from_slice(b"\x14hello\0");
-    assert_eq!(s.raw_bytes(), &want);
-    assert_eq!(TString::<NoHeap>::new().raw_bytes(), &[0u8; 24]);
+    assert_eq!(s.repr_bytes(), &want);
+    assert_eq!(TString::<NoHeap>::new().repr_bytes(), &[0u8; 24]);
 }
 
 #[test]
 fn view_size_word_is_packed_for_the_host_byte_order() {
     let data = [7u8; 0x102];
     let s: TString = TString::view(&data).unwrap();
-    let word = &s.raw_bytes()[..core::mem::size_of::<usize>()];
+    let word = &s.repr_bytes()[..core::mem::size_of::<usize>()];
     if cfg!(target_endian = "little") {
         assert_eq!(&word[..3], &[0x0B, 0x04, 0x00]);
     } else {
@@ -94,7 +94,7 @@ fn empty_small_assign_move() {
     assert_eq!((s11.len(), s11.string_type()), (0, TStringType::Small));
     let mut s12: HS = TString::new();
     // SAFETY: both are valid, distinct strings.
-    unsafe { raw::move_from(&mut s12, &mut s11) };
+    unsafe { ctstring::move_from(&mut s12, &mut s11) };
     assert_eq!((s12.len(), s12.string_type()), (0, TStringType::Small));
     assert_eq!(s12.as_mut_bytes().unwrap(), b"");
 }
@@ -110,7 +110,7 @@ fn small_to_large_by_append() {
         (TStringType::Small, 22, 22)
     );
     // SMALL null-terminates inside its 24 bytes.
-    assert_eq!(s.raw_bytes()[23], 0);
+    assert_eq!(s.repr_bytes()[23], 0);
     s.append(&LONG[22..23]).unwrap();
     assert_eq!(s.string_type(), TStringType::Large);
     assert_eq!(s.as_bytes(), &LONG[..23]);
@@ -121,7 +121,7 @@ fn small_to_large_by_append() {
 
     let mut s31: HS = TString::new();
     // SAFETY: valid, distinct strings.
-    unsafe { raw::move_from(&mut s31, &mut s) };
+    unsafe { ctstring::move_from(&mut s31, &mut s) };
     assert_eq!((s.string_type(), s.len()), (TStringType::Small, 0));
     assert_eq!(s31.as_bytes(), &LONG[..23]);
     drop(s31);
@@ -140,7 +140,7 @@ fn large_append_assign_then_view() {
     s40.append(LONG).unwrap();
     let s41_ptr: *const HS = &s41;
     // SAFETY: distinct valid strings.
-    unsafe { raw::append(&mut s40, s41_ptr).unwrap() };
+    unsafe { ctstring::append(&mut s40, s41_ptr).unwrap() };
     let mut three = Vec::new();
     for _ in 0..3 {
         three.extend_from_slice(LONG);
@@ -296,26 +296,26 @@ fn offset_strings_read_in_place_through_raw_pointers() {
     // Every block below: `p` is aligned, its provenance covers the whole buffer, and the
     // header is a valid OFFSET string whose bytes lie inside it.
     // SAFETY: as just said.
-    assert_eq!(unsafe { raw::string_type(p) }, TStringType::Offset);
+    assert_eq!(unsafe { ctstring::string_type(p) }, TStringType::Offset);
     // SAFETY: as above.
-    assert_eq!(unsafe { raw::len(p) }, 5);
+    assert_eq!(unsafe { ctstring::len(p) }, 5);
     // SAFETY: as above.
-    assert_eq!(unsafe { raw::bytes(p) }, b"test\0");
+    assert_eq!(unsafe { ctstring::bytes(p) }, b"test\0");
     // Assigning an OFFSET gives a VIEW of the same bytes.
     let mut v: TString = TString::new();
     // SAFETY: as above; `v` is a valid string and does not outlive `buf`.
-    unsafe { raw::assign(&mut v, p) }.unwrap();
+    unsafe { ctstring::assign(&mut v, p) }.unwrap();
     assert_eq!(v.string_type(), TStringType::View);
     assert_eq!(v.as_ptr(), buf.0.as_ptr().wrapping_add(24));
     // Mutable access converts in place to an owned SMALL.
     // SAFETY: as above.
-    let m = unsafe { raw::mutable_data_ptr(p) }.unwrap();
+    let m = unsafe { ctstring::mutable_data_ptr(p) }.unwrap();
     // SAFETY: `m` points at the 5 bytes of the now SMALL string.
     unsafe { *m = b'T' };
     // SAFETY: as above.
-    assert_eq!(unsafe { raw::string_type(p) }, TStringType::Small);
+    assert_eq!(unsafe { ctstring::string_type(p) }, TStringType::Small);
     // SAFETY: as above.
-    assert_eq!(unsafe { raw::bytes(p) }, b"Test\0");
+    assert_eq!(unsafe { ctstring::bytes(p) }, b"Test\0");
     let array = OffsetStrings::new(&buf.0, 0, 1).unwrap();
     assert_eq!(array.get(0), Some(&b"Test\0"[..]));
 }
@@ -351,7 +351,7 @@ fn owned_views_count_references() {
     let mut moved: HS = TString::new();
     let mut c = c;
     // SAFETY: distinct valid strings.
-    unsafe { raw::move_from(&mut moved, &mut c) };
+    unsafe { ctstring::move_from(&mut moved, &mut c) };
     assert_eq!(count.get(), 3, "move transfers the reference");
     assert_eq!(c.string_type(), TStringType::Small);
     drop(c);

@@ -6,7 +6,7 @@ use crate::tstring::TesseraTString;
 
 use tessera_alloc::CHeap;
 use tessera_core::strings::{EncodeError, TfliteStrings, encode_tflite, tflite_encoded_len};
-use tessera_core::tstring::{TString, raw};
+use tessera_core::tstring::{TString, ctstring};
 
 /// cbindgen:ignore
 type Rs = TString<'static, CHeap>;
@@ -85,7 +85,7 @@ pub unsafe extern "C" fn tessera_tflite_strings_to_tstrings(
         let slot = unsafe { out.add(i) };
         // SAFETY: `slot` is a valid string (caller); `s` lives in `buf`, which the caller
         // keeps readable while the views are used.
-        if unsafe { raw::assign_view(slot, s.as_ptr(), s.len()) }.is_err() {
+        if unsafe { ctstring::assign_view(slot, s.as_ptr(), s.len()) }.is_err() {
             return TesseraStatus::TESSERA_TOO_LARGE;
         }
     }
@@ -106,7 +106,7 @@ unsafe fn strings_of<'a>(
         // SAFETY: `i < n`, and `strings` holds `n` strings (caller).
         let s = unsafe { p.add(i) };
         // SAFETY: `s` is a valid string, unchanged while the iterator is used (caller).
-        unsafe { raw::bytes(s) }
+        unsafe { ctstring::bytes(s) }
     })
 }
 

@@ -7,7 +7,7 @@ use core::ffi::{c_char, c_void};
 use core::mem::{align_of, offset_of, size_of};
 
 use tessera_alloc::CHeap;
-use tessera_core::tstring::{TString, TStringOwner, TStringType, raw};
+use tessera_core::tstring::{TString, TStringOwner, TStringType, ctstring};
 
 /// The string as Rust sees it.
 ///
@@ -153,7 +153,7 @@ fn rs_mut(p: *mut TesseraTString) -> *mut Rs {
 pub unsafe extern "C" fn tessera_tstring_init(str: *mut TesseraTString) {
     if !str.is_null() {
         // SAFETY: `str` is non-null (checked) and writable for 24 aligned bytes (caller).
-        unsafe { raw::init(rs_mut(str)) }
+        unsafe { ctstring::init(rs_mut(str)) }
     }
 }
 
@@ -166,7 +166,7 @@ pub unsafe extern "C" fn tessera_tstring_dealloc(str: *mut TesseraTString) {
     if !str.is_null() {
         // SAFETY: `str` is non-null (checked) and a valid string whose LARGE block came from
         // `malloc`, which is `CHeap` (caller).
-        unsafe { raw::dealloc(rs_mut(str)) }
+        unsafe { ctstring::dealloc(rs_mut(str)) }
     }
 }
 
@@ -180,7 +180,7 @@ pub unsafe extern "C" fn tessera_tstring_get_size(str: *const TesseraTString) ->
         return 0;
     }
     // SAFETY: `str` is non-null (checked) and a valid string (caller).
-    unsafe { raw::len(rs(str)) }
+    unsafe { ctstring::len(rs(str)) }
 }
 
 /// `TF_TString_GetCapacity`. 0 for null.
@@ -193,7 +193,7 @@ pub unsafe extern "C" fn tessera_tstring_get_capacity(str: *const TesseraTString
         return 0;
     }
     // SAFETY: `str` is non-null (checked) and a valid string (caller).
-    unsafe { raw::capacity(rs(str)) }
+    unsafe { ctstring::capacity(rs(str)) }
 }
 
 /// `TF_TString_GetType`. SMALL for null.
@@ -208,7 +208,7 @@ pub unsafe extern "C" fn tessera_tstring_get_type(
         return TesseraTStringType::TESSERA_TSTR_SMALL;
     }
     // SAFETY: `str` is non-null (checked) and a valid string (caller).
-    match unsafe { raw::string_type(rs(str)) } {
+    match unsafe { ctstring::string_type(rs(str)) } {
         TStringType::Small => TesseraTStringType::TESSERA_TSTR_SMALL,
         TStringType::Large => TesseraTStringType::TESSERA_TSTR_LARGE,
         TStringType::Offset => TesseraTStringType::TESSERA_TSTR_OFFSET,
@@ -228,7 +228,7 @@ pub unsafe extern "C" fn tessera_tstring_get_data_pointer(
         return core::ptr::null();
     }
     // SAFETY: `str` is non-null (checked) and a valid string (caller).
-    unsafe { raw::data_ptr(rs(str)).cast() }
+    unsafe { ctstring::data_ptr(rs(str)).cast() }
 }
 
 /// `TF_TString_GetMutableDataPointer`: converts a VIEW or OFFSET to an owned copy first. NULL
@@ -244,7 +244,7 @@ pub unsafe extern "C" fn tessera_tstring_get_mutable_data_pointer(
         return core::ptr::null_mut();
     }
     // SAFETY: `str` is non-null (checked) and a valid string (caller).
-    unsafe { raw::mutable_data_ptr(rs_mut(str)) }.map_or(core::ptr::null_mut(), |p| p.cast())
+    unsafe { ctstring::mutable_data_ptr(rs_mut(str)) }.map_or(core::ptr::null_mut(), |p| p.cast())
 }
 
 /// `TF_TString_Resize`: sets the size, filling new bytes with `c`. Returns the data pointer,
@@ -262,7 +262,7 @@ pub unsafe extern "C" fn tessera_tstring_resize(
         return core::ptr::null_mut();
     }
     // SAFETY: `str` is non-null (checked) and a valid string (caller).
-    unsafe { raw::resize(rs_mut(str), new_size, c as u8) }
+    unsafe { ctstring::resize(rs_mut(str), new_size, c as u8) }
         .map_or(core::ptr::null_mut(), |p| p.cast())
 }
 
@@ -280,7 +280,8 @@ pub unsafe extern "C" fn tessera_tstring_resize_uninitialized(
         return core::ptr::null_mut();
     }
     // SAFETY: `str` is non-null (checked) and a valid string (caller).
-    unsafe { raw::resize_uninit(rs_mut(str), new_size) }.map_or(core::ptr::null_mut(), |p| p.cast())
+    unsafe { ctstring::resize_uninit(rs_mut(str), new_size) }
+        .map_or(core::ptr::null_mut(), |p| p.cast())
 }
 
 /// `TF_TString_Reserve`.
@@ -292,7 +293,7 @@ pub unsafe extern "C" fn tessera_tstring_reserve(str: *mut TesseraTString, new_c
     if !str.is_null() {
         // SAFETY: `str` is non-null (checked) and a valid string (caller). On failure the
         // string is unchanged, as documented.
-        let _ = unsafe { raw::reserve(rs_mut(str), new_cap) };
+        let _ = unsafe { ctstring::reserve(rs_mut(str), new_cap) };
     }
 }
 
@@ -308,7 +309,7 @@ pub unsafe extern "C" fn tessera_tstring_reserve_amortized(
     if !str.is_null() {
         // SAFETY: `str` is non-null (checked) and a valid string (caller). On failure the
         // string is unchanged, as documented.
-        let _ = unsafe { raw::reserve_amortized(rs_mut(str), new_cap) };
+        let _ = unsafe { ctstring::reserve_amortized(rs_mut(str), new_cap) };
     }
 }
 
@@ -327,7 +328,7 @@ pub unsafe extern "C" fn tessera_tstring_copy(
     }
     // SAFETY: `dst` is non-null (checked) and a valid string; `src` is readable for `size`
     // bytes, or null only for 0 (checked) (caller).
-    let _ = unsafe { raw::copy(rs_mut(dst), src.cast(), size) };
+    let _ = unsafe { ctstring::copy(rs_mut(dst), src.cast(), size) };
 }
 
 /// `TF_TString_AssignView`: makes `dst` a VIEW of `size` bytes at `src` (not copied).
@@ -345,7 +346,7 @@ pub unsafe extern "C" fn tessera_tstring_assign_view(
     }
     // SAFETY: `dst` is non-null (checked) and a valid string; `src` stays readable for
     // `size` bytes while `dst` views it, null only for 0 (checked) (caller).
-    let _ = unsafe { raw::assign_view(rs_mut(dst), src.cast(), size) };
+    let _ = unsafe { ctstring::assign_view(rs_mut(dst), src.cast(), size) };
 }
 
 /// `TF_TString_Assign`: SMALL and VIEW copy as they are, LARGE is deep-copied, OFFSET becomes
@@ -362,7 +363,7 @@ pub unsafe extern "C" fn tessera_tstring_assign(
         return;
     }
     // SAFETY: `dst` and `src` are non-null (checked) and valid strings (caller).
-    let _ = unsafe { raw::assign(rs_mut(dst), rs(src)) };
+    let _ = unsafe { ctstring::assign(rs_mut(dst), rs(src)) };
 }
 
 /// `TF_TString_Move`: transfers `src` to `dst`; a LARGE `src` is left empty.
@@ -375,7 +376,7 @@ pub unsafe extern "C" fn tessera_tstring_move(dst: *mut TesseraTString, src: *mu
         return;
     }
     // SAFETY: `dst` and `src` are non-null (checked) and valid strings (caller).
-    unsafe { raw::move_from(rs_mut(dst), rs_mut(src)) }
+    unsafe { ctstring::move_from(rs_mut(dst), rs_mut(src)) }
 }
 
 /// `TF_TString_Append`: appends `src`'s bytes (appending a string to itself is allowed).
@@ -391,7 +392,7 @@ pub unsafe extern "C" fn tessera_tstring_append(
         return;
     }
     // SAFETY: `dst` and `src` are non-null (checked) and valid strings (caller).
-    let _ = unsafe { raw::append(rs_mut(dst), rs(src)) };
+    let _ = unsafe { ctstring::append(rs_mut(dst), rs(src)) };
 }
 
 /// `TF_TString_AppendN`: appends `size` bytes from `src`.
@@ -409,5 +410,5 @@ pub unsafe extern "C" fn tessera_tstring_append_n(
     }
     // SAFETY: `dst` is non-null (checked) and a valid string; `src` is readable for `size`
     // bytes outside `dst`, null only for 0 (checked) (caller).
-    let _ = unsafe { raw::append_n(rs_mut(dst), src.cast(), size) };
+    let _ = unsafe { ctstring::append_n(rs_mut(dst), src.cast(), size) };
 }

@@ -1,11 +1,11 @@
 //! Fuzzes OFFSET string arrays: `OffsetStrings::new` on arbitrary bytes, start and count must
 //! never panic; whatever it accepts must stay inside the buffer, agree with TensorFlow's
-//! pointer-based reading (`raw::bytes` through the array's own address), and re-encode to the
-//! same strings.
+//! pointer-based reading (`ctstring::bytes` through the array's own address), and re-encode to
+//! the same strings.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tessera_core::tstring::{OffsetStrings, TString, raw};
+use tessera_core::tstring::{OffsetStrings, TString, ctstring};
 
 fuzz_target!(|input: &[u8]| {
     let [start, count, data @ ..] = input else {
@@ -39,7 +39,7 @@ fuzz_target!(|input: &[u8]| {
             // buffer, and `base`'s provenance covers the whole buffer.
             let via_pointer = unsafe {
                 let p = base.add(start + 24 * i).cast::<TString>();
-                raw::bytes::<tessera_core::tstring::NoHeap>(p)
+                ctstring::bytes::<tessera_core::tstring::NoHeap>(p)
             };
             assert_eq!(via_pointer, *s);
         }

@@ -16,7 +16,7 @@ fn naive_valid(len: usize, count: usize, values: &[u32], indices: &[u32]) -> boo
         && indices[..count].iter().all(|&i| (i as usize) < len)
 }
 
-fn raw_parts() -> impl Strategy<Value = (usize, usize, Vec<u32>, Vec<u32>)> {
+fn unchecked_parts() -> impl Strategy<Value = (usize, usize, Vec<u32>, Vec<u32>)> {
     (0..=MAX).prop_flat_map(|len| {
         (
             Just(len),
@@ -31,7 +31,7 @@ proptest! {
     #![proptest_config(config())]
 
     #[test]
-    fn try_new_accepts_exactly_the_valid_parts((len, count, values, mut indices) in raw_parts()) {
+    fn try_new_accepts_exactly_the_valid_parts((len, count, values, mut indices) in unchecked_parts()) {
         // Sorted most of the time, so valid sparse parts are common.
         if count % 2 == 0 {
             indices.sort_unstable();
@@ -55,7 +55,7 @@ proptest! {
     }
 
     #[test]
-    fn try_new_gives_owned_storage_back((len, count, values, indices) in raw_parts()) {
+    fn try_new_gives_owned_storage_back((len, count, values, indices) in unchecked_parts()) {
         let values: Vec<i32> = values.iter().map(|&v| v as i32).collect();
         let storage = Grow { values: values.clone(), indices: indices.clone() };
         if let Err(e) = VBuffer::try_new(len, count, storage) {
