@@ -362,7 +362,7 @@ int main(int argc, char **argv) {
          model_len, arena_len, tessera_interpreter_arena_used(it), tessera_interpreter_size());
 
   /* 3. Inputs: from the Norm file for the CTR model, else made-up strings and numbers. */
-  Ctr ctr;
+  Ctr ctr = {0, 0, 0};
   if (norm_path && find_ctr_inputs(it, &ctr)) {
     run_ctr(it, &ctr, norm_path, expected_path);
   } else {

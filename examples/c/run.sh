@@ -22,6 +22,12 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 "$out/example" tests/fixtures/models/strings_ops.tflite
 "$out/example" tests/fixtures/models/sparse.tflite
 
+# The link line README.md gives a C user: no sanitizer runtime (which would bring libm,
+# libpthread and libdl itself), only -lpthread -ldl; -lm must not be needed.
+cc -std=c11 -O2 -Wall -Werror -I lite-runtime/capi/include examples/c/example.c \
+  target/debug/libtessera.a -lpthread -ldl -Wl,--gc-sections -o "$out/example-plain"
+"$out/example-plain" >/dev/null
+
 # A corrupt dataset must be an error naming the sample and byte, not a crash.
 bad="$out/flipped.norm"
 cp lite-runtime/data/demo.norm "$bad"
