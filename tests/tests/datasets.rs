@@ -9,8 +9,9 @@ use serde_json::Value;
 use tessera_core::data::{
     Check, DataError, DataErrorKind, Dims, ErrorPolicy, Key, NormConfig, RawConfig,
 };
+use tessera_lite::cursor_set::BatchBuffers;
 use tessera_lite::dataset::{
-    BatchBuffers, BatchReader, ConvertOptions, DatasetError, FileListErrorKind, IoMode, NormReader,
+    BatchReader, ConvertOptions, DatasetError, FileListErrorKind, IoMode, NormReader,
     ParquetConfig, ParquetReader, RawReader, RowErrorKind, SchemaErrorKind, convert_to_norm,
 };
 
@@ -90,7 +91,7 @@ fn batches<K: Key>(
     samples: usize,
     keys: usize,
 ) -> Result<Vec<Flat>, DatasetError> {
-    let mut buffers = BatchBuffers::<K>::new(reader.dims(), samples, keys);
+    let mut buffers = BatchBuffers::<K>::new(reader.dims(), samples, keys).unwrap();
     let mut batch = buffers.batch().expect("batch");
     let mut out = Vec::new();
     while let Some(n) = reader.next_batch(&mut batch)? {

@@ -5,6 +5,7 @@ use tessera_core::CapacityError;
 use tessera_core::data::{BatchError, CsrCapacity, Dims, Key, SampleBatch};
 
 use super::error::CursorSetError;
+use crate::dataset::MemoryBudget;
 
 /// Owned buffers for one [`SampleBatch`] of a fixed shape: labels and dense features, CSR
 /// row offsets and keys.
@@ -48,6 +49,38 @@ impl<K: Key> BatchBuffers<K> {
         };
         buffers.batch()?;
         Ok(buffers)
+    }
+
+    /// [`new`](Self::new), with the bytes of the three buffers together checked against
+    /// `budget` first ([`CursorSetError::Budget`]): sizes that come from a file or an
+    /// argument go through here.
+    ///
+    /// ```
+    /// use tessera_core::data::Dims;
+    /// use tessera_lite::cursor_set::{BatchBuffers, CursorSetError};
+    /// use tessera_lite::dataset::MemoryBudget;
+    ///
+    /// let dims = Dims::new(1, 3, 4);
+    /// let mut buffers = BatchBuffers::<u32>::with_budget(dims, 256, 256 * 4 * 8, MemoryBudget::DEFAULT)?;
+    /// assert_eq!(buffers.batch()?.capacity(), 256);
+    /// let huge = BatchBuffers::<u32>::with_budget(dims, 1 << 40, 1, MemoryBudget::DEFAULT);
+    /// assert!(matches!(huge, Err(CursorSetError::Budget(_))));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_budget(
+        dims: Dims,
+        samples: usize,
+        values: usize,
+        budget: MemoryBudget,
+    ) -> Result<Self, CursorSetError> {
+        let (s, k) = (samples as u128, size_of::<K>() as u128);
+        let ld = s * dims.label_dense() as u128;
+        let rows = s * dims.slot_num as u128 + 1;
+        let total = ld * 4 + rows * k + values as u128 * k;
+        budget
+            .check::<u8>("batch buffers", total)
+            .map_err(CursorSetError::Budget)?;
+        Self::new(dims, samples, values)
     }
 
     /// The sample shape.

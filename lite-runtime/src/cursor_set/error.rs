@@ -4,6 +4,8 @@ use std::fmt;
 
 use tessera_core::data::BatchError;
 
+use crate::dataset::MemoryError;
+
 /// Why [`CursorSet::spawn`](super::CursorSet::spawn) or
 /// [`BatchBuffers::new`](super::BatchBuffers::new) failed. Errors while reading come later,
 /// through the set's [`BatchSource`](tessera_core::data::BatchSource) side, as `DataError`s.
@@ -15,6 +17,9 @@ pub enum CursorSetError {
     Batch(BatchError),
     /// The buffer sizes overflow `usize`, or the allocator refused them.
     Memory,
+    /// The buffers would take more than the memory budget allows
+    /// ([`BatchBuffers::with_budget`](super::BatchBuffers::with_budget)).
+    Budget(MemoryError),
     /// The operating system refused a worker thread.
     Thread(std::io::Error),
 }
@@ -24,6 +29,7 @@ impl fmt::Display for CursorSetError {
         match self {
             Self::Batch(e) => write!(f, "cursor set batch: {e}"),
             Self::Memory => f.write_str("cursor set batch buffers: out of memory"),
+            Self::Budget(e) => write!(f, "cursor set batch buffers: {e}"),
             Self::Thread(e) => write!(f, "cursor set worker thread: {e}"),
         }
     }
@@ -34,6 +40,7 @@ impl std::error::Error for CursorSetError {
         match self {
             Self::Batch(e) => Some(e),
             Self::Memory => None,
+            Self::Budget(e) => Some(e),
             Self::Thread(e) => Some(e),
         }
     }

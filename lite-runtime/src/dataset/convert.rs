@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use tessera_core::data::{Check, Key};
 
 use super::budget::MemoryBudget;
-use super::buffers::BatchBuffers;
 use super::error::DatasetError;
 use super::norm_writer::NormWriter;
 use super::reader::BatchReader;
+use crate::cursor_set::BatchBuffers;
 
 /// How [`convert_to_norm`] sizes its batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,16 +66,13 @@ pub fn convert_to_norm<K: Key, R: BatchReader<K> + ?Sized>(
             options.check,
             announced.unwrap_or(0),
         )?;
-        let mut buffers = BatchBuffers::<K>::try_new(
+        let mut buffers = BatchBuffers::<K>::with_budget(
             dims,
             options.batch_samples,
             options.batch_keys,
             MemoryBudget::DEFAULT,
         )
-        .map_err(|error| DatasetError::Memory {
-            path: out.to_owned(),
-            error,
-        })?;
+        .map_err(|e| super::buffers::buffers_error(e, out))?;
         let mut batch = buffers.batch().map_err(|e| DatasetError::Config {
             path: out.to_owned(),
             reason: format!("batch: {e}"),

@@ -32,7 +32,6 @@ mod stream;
 mod summary;
 
 pub use budget::{MemoryBudget, MemoryError};
-pub use buffers::BatchBuffers;
 pub use convert::{ConvertOptions, ConvertSummary, convert_to_norm};
 pub use error::{DatasetError, MetadataErrorKind, RowErrorKind, SchemaErrorKind};
 pub use file_list::{FileList, FileListError, FileListErrorKind};

@@ -5,9 +5,9 @@ use std::path::Path;
 use tessera_core::data::{Dims, Key};
 
 use super::budget::MemoryBudget;
-use super::buffers::BatchBuffers;
 use super::error::DatasetError;
 use super::reader::BatchReader;
+use crate::cursor_set::BatchBuffers;
 
 /// Keys per sample in one slot, over a dataset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -73,8 +73,8 @@ pub fn summarize<K: Key, R: BatchReader<K> + ?Sized>(
         path: source.to_owned(),
         error,
     };
-    let mut buffers =
-        BatchBuffers::<K>::try_new(dims, batch_samples, batch_keys, budget).map_err(memory)?;
+    let mut buffers = BatchBuffers::<K>::with_budget(dims, batch_samples, batch_keys, budget)
+        .map_err(|e| super::buffers::buffers_error(e, source))?;
     let mut batch = buffers.batch().map_err(|e| DatasetError::Config {
         path: source.to_owned(),
         reason: format!("batch: {e}"),
