@@ -234,6 +234,65 @@ fn check_requant(q: &Requant<'_>, oc: usize) -> Result<(), KernelError> {
     Ok(())
 }
 
+/// `dst.copy_from_slice(src)` (equal lengths). Runs of up to 16 values are two overlapping
+/// fixed-size copies that compile to plain moves: the keyword-spotting network's first
+/// convolution copies 4-value runs, and a `memmove` call per run cost about 5% of its invoke.
+#[inline(always)]
+fn copy_run<T: Copy>(dst: &mut [T], src: &[T]) {
+    #[inline(always)]
+    fn ends<T: Copy, const N: usize>(dst: &mut [T], src: &[T]) {
+        let n = dst.len();
+        if let (Some(d), Some(s)) = (dst.first_chunk_mut::<N>(), src.first_chunk::<N>()) {
+            *d = *s;
+        }
+        if let (Some(d), Some(s)) = (
+            dst.get_mut(n.saturating_sub(N)..)
+                .and_then(<[T]>::first_chunk_mut::<N>),
+            src.get(n.saturating_sub(N)..)
+                .and_then(<[T]>::first_chunk::<N>),
+        ) {
+            *d = *s;
+        }
+    }
+    if dst.len() != src.len() {
+        return;
+    }
+    match dst.len() {
+        0 => {}
+        1 => ends::<T, 1>(dst, src),
+        2..=3 => ends::<T, 2>(dst, src),
+        4..=7 => ends::<T, 4>(dst, src),
+        8..=16 => ends::<T, 8>(dst, src),
+        _ => dst.copy_from_slice(src),
+    }
+}
+
+/// `dst.fill(v)`, with short runs as fixed-size stores (see [`copy_run`]).
+#[inline(always)]
+fn fill_run<T: Copy>(dst: &mut [T], v: T) {
+    #[inline(always)]
+    fn ends<T: Copy, const N: usize>(dst: &mut [T], v: T) {
+        let n = dst.len();
+        if let Some(d) = dst.first_chunk_mut::<N>() {
+            *d = [v; N];
+        }
+        if let Some(d) = dst
+            .get_mut(n.saturating_sub(N)..)
+            .and_then(<[T]>::first_chunk_mut::<N>)
+        {
+            *d = [v; N];
+        }
+    }
+    match dst.len() {
+        0 => {}
+        1 => ends::<T, 1>(dst, v),
+        2..=3 => ends::<T, 2>(dst, v),
+        4..=7 => ends::<T, 4>(dst, v),
+        8..=16 => ends::<T, 8>(dst, v),
+        _ => dst.fill(v),
+    }
+}
+
 /// Copies the window of one output pixel into `patch` (`[f_h][f_w][in_c]`), `pad` where a
 /// tap falls outside the image. Returns the patch, or the input itself when the window is
 /// one whole in-image pixel run (1x1 filters).
@@ -255,17 +314,17 @@ fn gather<'a, T: Copy>(
     let run = d.f_w * d.in_c;
     for (fy, dst) in patch.chunks_exact_mut(run).take(d.f_h).enumerate() {
         if !(w.fy.0..w.fy.1).contains(&fy) || w.fx.0 >= w.fx.1 {
-            dst.fill(pad);
+            fill_run(dst, pad);
             continue;
         }
         let (lo, hi) = (w.fx.0 * d.in_c, w.fx.1 * d.in_c);
-        dst.get_mut(..lo).ok_or(SHORT)?.fill(pad);
-        dst.get_mut(hi..).ok_or(SHORT)?.fill(pad);
+        fill_run(dst.get_mut(..lo).ok_or(SHORT)?, pad);
+        fill_run(dst.get_mut(hi..).ok_or(SHORT)?, pad);
         let mid = dst.get_mut(lo..hi).ok_or(SHORT)?;
         if g.dil_w == 1 {
             // The in-image taps of this filter row are one contiguous input run.
             let o = at(g, d, b, w, fy, w.fx.0);
-            mid.copy_from_slice(input.get(o..o + (hi - lo)).ok_or(SHORT)?);
+            copy_run(mid, input.get(o..o + (hi - lo)).ok_or(SHORT)?);
         } else {
             for (fx, px) in (w.fx.0..w.fx.1).zip(mid.chunks_exact_mut(d.in_c)) {
                 let o = at(g, d, b, w, fy, fx);
@@ -619,7 +678,6 @@ macro_rules! compiled_for_avx2 {
 }
 
 compiled_for_avx2! {
-    depthwise_f32_avx2, depthwise_f32_impl(g: &Geometry, input: &[f32], filter: &[f32], bias: Option<&[f32]>, out: &mut [f32], acc: &mut [f32]);
     conv_i16_avx2, conv_i16_impl(g: &Geometry, input: &[i16], filter: &[i8], q: &Requant<'_>, bias: Bias<'_>, out: &mut [i16], patch: &mut [i16]);
     depthwise_i16_avx2, depthwise_i16_impl(g: &Geometry, input: &[i16], filter: &[i8], q: &Requant<'_>, bias: Bias<'_>, out: &mut [i16], acc: &mut [i64]);
 }
@@ -628,7 +686,7 @@ dispatch! {
     /// CONV_2D, float32.
     conv_f32 => avx2::conv_f32, conv_f32_impl(g: &Geometry, input: &[f32], filter: &[f32], bias: Option<&[f32]>, out: &mut [f32], patch: &mut [f32]);
     /// DEPTHWISE_CONV_2D, float32.
-    depthwise_f32 => depthwise_f32_avx2, depthwise_f32_impl(g: &Geometry, input: &[f32], filter: &[f32], bias: Option<&[f32]>, out: &mut [f32], acc: &mut [f32]);
+    depthwise_f32 => avx2::depthwise_f32, depthwise_f32_impl(g: &Geometry, input: &[f32], filter: &[f32], bias: Option<&[f32]>, out: &mut [f32], acc: &mut [f32]);
     /// CONV_2D, int8.
     conv_i8 => avx2::conv_i8, conv_i8_impl(g: &Geometry, input: &[i8], filter: &[i8], q: &Requant<'_>, out: &mut [i8], patch: &mut [i8], acc: &mut [i32]);
     /// DEPTHWISE_CONV_2D, int8.

@@ -15,8 +15,8 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use super::{
-    Dims, Geometry, KernelError, Requant, SHORT, Windows, at, check_requant, clamp, dot_f32,
-    dot_i8, gather, requant_row, take, take_mut,
+    Dims, Geometry, KernelError, Requant, SHORT, Window, Windows, at, check_requant, clamp,
+    dot_f32, dot_i8, gather, requant_row, take, take_mut,
 };
 
 /// `s[o..o + N]` as an array, or the short-tensor error.
@@ -69,23 +69,26 @@ unsafe fn load_f32(s: &[f32; 8]) -> __m256 {
     unsafe { _mm256_loadu_ps(s.as_ptr()) }
 }
 
-/// The sums of eight int32 accumulators, one lane each (`[sum a0, .., sum a7]`).
-#[inline]
-#[target_feature(enable = "avx2")]
-unsafe fn reduce8_i32(a: &[__m256i; 8]) -> __m256i {
-    // SAFETY (the whole block: value intrinsics only): AVX2 is enabled for this function.
-    unsafe {
-        let h01 = _mm256_hadd_epi32(a[0], a[1]);
-        let h23 = _mm256_hadd_epi32(a[2], a[3]);
-        let h45 = _mm256_hadd_epi32(a[4], a[5]);
-        let h67 = _mm256_hadd_epi32(a[6], a[7]);
-        // [s0, s1, s2, s3 | s0', s1', s2', s3'] with s' the upper halves' sums.
-        let h0123 = _mm256_hadd_epi32(h01, h23);
-        let h4567 = _mm256_hadd_epi32(h45, h67);
-        let lo = _mm256_permute2x128_si256::<0x20>(h0123, h4567);
-        let hi = _mm256_permute2x128_si256::<0x31>(h0123, h4567);
-        _mm256_add_epi32(lo, hi)
-    }
+/// The sums of eight int32 accumulators, one lane each (`[sum a0, .., sum a7]`). A macro,
+/// so it expands inside the AVX2 function (a helper taking the array was not inlined, and
+/// moved the accumulators through memory).
+macro_rules! reduce8_i32 {
+    ($a:expr) => {{
+        let a = $a;
+        // SAFETY (value intrinsics only): the enclosing function has AVX2.
+        unsafe {
+            let h01 = _mm256_hadd_epi32(a[0], a[1]);
+            let h23 = _mm256_hadd_epi32(a[2], a[3]);
+            let h45 = _mm256_hadd_epi32(a[4], a[5]);
+            let h67 = _mm256_hadd_epi32(a[6], a[7]);
+            // [s0, s1, s2, s3 | s0', s1', s2', s3'] with s' the upper halves' sums.
+            let h0123 = _mm256_hadd_epi32(h01, h23);
+            let h4567 = _mm256_hadd_epi32(h45, h67);
+            let lo = _mm256_permute2x128_si256::<0x20>(h0123, h4567);
+            let hi = _mm256_permute2x128_si256::<0x31>(h0123, h4567);
+            _mm256_add_epi32(lo, hi)
+        }
+    }};
 }
 
 /// CONV_2D, int8, as `conv_i8_impl`: per pixel the im2col row (or the input itself for a
@@ -119,17 +122,23 @@ pub(crate) unsafe fn conv_i8(
     for (b, w) in Windows::new(g)? {
         let x = gather(g, &d, input, b, &w, zp, patch)?;
         let x = take(x, row)?;
-        for (blk, (ks, a8)) in filter
-            .chunks_exact(8 * row)
-            .zip(acc.chunks_exact_mut(8))
-            .enumerate()
-        {
+        // Index loops, not zipped chunk iterators: `Zip::new` over two `ChunksExact` (a
+        // division each) stayed an out-of-line call per block, 4% of the invoke.
+        for blk in 0..blocks {
+            let a8 = acc.get_mut(8 * blk..8 * blk + 8).ok_or(SHORT)?;
+            // Eight filter rows; a constant trip count over them, so the sums stay in registers.
+            // (No closure: `array::from_fn`'s was not inlined into this function.)
+            let mut kr: [&[i8]; 8] = [&[]; 8];
+            for (c, r) in kr.iter_mut().enumerate() {
+                let at = (8 * blk + c) * row;
+                *r = filter.get(at..at + row).ok_or(SHORT)?;
+            }
             // SAFETY: AVX2 is enabled for this function.
             let mut sums = [unsafe { _mm256_setzero_si256() }; 8];
             for j in 0..n16 {
                 // SAFETY: AVX2 is enabled for this function.
                 let xv = unsafe { widen16(chunk(x, 16 * j)?) };
-                for (s, k) in sums.iter_mut().zip(ks.chunks_exact(row)) {
+                for (s, k) in sums.iter_mut().zip(kr) {
                     // SAFETY: AVX2 is enabled for this function.
                     let kv = unsafe { widen16(chunk(k, 16 * j)?) };
                     // SAFETY: AVX2 is enabled for this function (value intrinsics).
@@ -139,7 +148,7 @@ pub(crate) unsafe fn conv_i8(
             if tail8 {
                 // SAFETY: AVX2 is enabled for this function.
                 let xv = unsafe { widen8(chunk(x, 16 * n16)?) };
-                for (s, k) in sums.iter_mut().zip(ks.chunks_exact(row)) {
+                for (s, k) in sums.iter_mut().zip(kr) {
                     // SAFETY: AVX2 is enabled for this function.
                     let kv = unsafe { widen8(chunk(k, 16 * n16)?) };
                     // SAFETY: AVX2 is enabled for this function (value intrinsics).
@@ -148,8 +157,7 @@ pub(crate) unsafe fn conv_i8(
                     };
                 }
             }
-            // SAFETY: AVX2 is enabled for this function.
-            let total = unsafe { reduce8_i32(&sums) };
+            let total = reduce8_i32!(sums);
             // SAFETY: AVX2 is enabled for this function.
             let bv = unsafe { load_i32(chunk(bias, 8 * blk)?) };
             let a8: &mut [i32; 8] = a8.try_into().map_err(|_| SHORT)?;
@@ -159,57 +167,46 @@ pub(crate) unsafe fn conv_i8(
             unsafe { store_i32(a8, v) };
             if rest < row {
                 let xr = x.get(rest..).ok_or(SHORT)?;
-                for (a, k) in a8.iter_mut().zip(ks.chunks_exact(row)) {
+                for (a, k) in a8.iter_mut().zip(kr) {
                     *a = a.wrapping_add(dot_i8(xr, k.get(rest..).ok_or(SHORT)?));
                 }
             }
         }
-        let done = blocks * 8;
-        for ((k, a), &bv) in filter
-            .chunks_exact(row)
-            .zip(acc.iter_mut())
-            .zip(bias)
-            .skip(done)
-        {
-            *a = dot_i8(x, k).wrapping_add(bv);
+        for c in blocks * 8..d.out_c {
+            let k = filter.get(c * row..(c + 1) * row).ok_or(SHORT)?;
+            let a = acc.get_mut(c).ok_or(SHORT)?;
+            *a = dot_i8(x, k).wrapping_add(*bias.get(c).ok_or(SHORT)?);
         }
         requant_row(acc, q, g, pixels.next().ok_or(SHORT)?);
     }
     Ok(())
 }
 
-/// The input values under output channels `c0..c0 + 16` of one tap (channel `c` reads
-/// input channel `c / dm`), widened to int16 with the input offset added.
-#[inline]
-#[target_feature(enable = "avx2")]
-unsafe fn depthwise_x(
-    x: &[i8],
-    c0: usize,
-    dm: usize,
-    off: __m256i,
-) -> Result<__m256i, KernelError> {
-    let v = match dm {
-        // SAFETY: AVX2 is enabled for this function.
-        1 => unsafe { widen16(chunk(x, c0)?) },
-        2 => {
-            // SAFETY: AVX2 is enabled for this function.
-            let h = unsafe { widen8(chunk(x, c0 / 2)?) };
-            // Each value twice: [x0, x0, x1, x1, ..].
-            // SAFETY: AVX2 is enabled for this function (value intrinsics).
-            unsafe { _mm256_set_m128i(_mm_unpackhi_epi16(h, h), _mm_unpacklo_epi16(h, h)) }
-        }
-        _ => {
-            let mut s = [0i8; 16];
-            for (j, v) in s.iter_mut().enumerate() {
-                *v = *x.get((c0 + j) / dm).ok_or(SHORT)?;
+/// The in-image taps of one output pixel: for each, the input pixel's offset and the tap's
+/// index in the filter (`fy * f_w + fx`), in the reference's order. At most `f_h * f_w`.
+#[inline(always)]
+fn tap_offsets<'t>(
+    g: &Geometry,
+    d: &Dims,
+    b: usize,
+    w: &Window,
+    buf: &'t mut [(usize, usize); MAX_TAPS],
+) -> &'t [(usize, usize)] {
+    let mut n = 0;
+    for fy in w.fy.0..w.fy.1 {
+        for fx in w.fx.0..w.fx.1 {
+            if let Some(slot) = buf.get_mut(n) {
+                *slot = (at(g, d, b, w, fy, fx), fy * d.f_w + fx);
+                n += 1;
             }
-            // SAFETY: AVX2 is enabled for this function.
-            unsafe { widen16(&s) }
         }
-    };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    Ok(unsafe { _mm256_add_epi16(v, off) })
+    }
+    buf.get(..n).unwrap_or(&[])
 }
+
+/// The most filter taps the AVX2 depthwise bodies list up front (a 3x3 or 5x5 filter fits;
+/// larger ones take the portable body).
+const MAX_TAPS: usize = 32;
 
 /// DEPTHWISE_CONV_2D, int8, as `depthwise_i8_impl`: sixteen output channels at a time over
 /// every in-image tap, each product `(x + input_offset) w` exact in 16 bits (at most
@@ -226,6 +223,9 @@ pub(crate) unsafe fn depthwise_i8(
     out: &mut [i8],
     acc: &mut [i32],
 ) -> Result<(), KernelError> {
+    if (g.f_h as usize) * (g.f_w as usize) > MAX_TAPS {
+        return super::depthwise_i8_impl(g, input, filter, q, out, acc);
+    }
     let d = Dims::of(g)?;
     let dm = g.depth_mult as usize;
     let off = g.input_offset;
@@ -238,32 +238,50 @@ pub(crate) unsafe fn depthwise_i8(
     let acc = take_mut(acc, d.out_c)?;
     let bias = take(q.bias, d.out_c)?;
     let done = d.out_c / 16 * 16;
+    let mut taps = [(0, 0); MAX_TAPS];
     let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
     for (b, w) in Windows::new(g)? {
-        for (blk, a16) in acc.chunks_exact_mut(16).enumerate() {
-            let c0 = 16 * blk;
+        let taps = tap_offsets(g, &d, b, &w, &mut taps);
+        for c0 in (0..done).step_by(16) {
+            let a16 = acc.get_mut(c0..c0 + 16).ok_or(SHORT)?;
             // SAFETY: AVX2 is enabled for this function.
             let mut lo = unsafe { load_i32(chunk(bias, c0)?) };
             // SAFETY: AVX2 is enabled for this function.
             let mut hi = unsafe { load_i32(chunk(bias, c0 + 8)?) };
-            for fy in w.fy.0..w.fy.1 {
-                for fx in w.fx.0..w.fx.1 {
-                    let o = at(g, &d, b, &w, fy, fx);
-                    let x = input.get(o..o + d.in_c).ok_or(SHORT)?;
+            for &(o, t) in taps {
+                // The input values under channels c0..c0 + 16 (channel c reads c / dm).
+                let xv = match dm {
                     // SAFETY: AVX2 is enabled for this function.
-                    let xv = unsafe { depthwise_x(x, c0, dm, offv)? };
-                    let t = (fy * d.f_w + fx) * d.out_c + c0;
-                    // SAFETY: AVX2 is enabled for this function.
-                    let kv = unsafe { widen16(chunk(filter, t)?) };
-                    // SAFETY (value intrinsics only): AVX2 is enabled for this function.
-                    unsafe {
-                        let p = _mm256_mullo_epi16(xv, kv);
-                        lo = _mm256_add_epi32(lo, _mm256_cvtepi16_epi32(_mm256_castsi256_si128(p)));
-                        hi = _mm256_add_epi32(
-                            hi,
-                            _mm256_cvtepi16_epi32(_mm256_extracti128_si256::<1>(p)),
-                        );
+                    1 => unsafe { widen16(chunk(input, o + c0)?) },
+                    2 => {
+                        // SAFETY: AVX2 is enabled for this function.
+                        let h = unsafe { widen8(chunk(input, o + c0 / 2)?) };
+                        // Each value twice: [x0, x0, x1, x1, ..].
+                        // SAFETY: AVX2 is enabled for this function (value intrinsics).
+                        unsafe {
+                            _mm256_set_m128i(_mm_unpackhi_epi16(h, h), _mm_unpacklo_epi16(h, h))
+                        }
                     }
+                    _ => {
+                        let x = input.get(o..o + d.in_c).ok_or(SHORT)?;
+                        let mut s = [0i8; 16];
+                        for (j, v) in s.iter_mut().enumerate() {
+                            *v = *x.get((c0 + j) / dm).ok_or(SHORT)?;
+                        }
+                        // SAFETY: AVX2 is enabled for this function.
+                        unsafe { widen16(&s) }
+                    }
+                };
+                // SAFETY: AVX2 is enabled for this function.
+                let kv = unsafe { widen16(chunk(filter, t * d.out_c + c0)?) };
+                // SAFETY (value intrinsics only): AVX2 is enabled for this function.
+                unsafe {
+                    let p = _mm256_mullo_epi16(_mm256_add_epi16(xv, offv), kv);
+                    lo = _mm256_add_epi32(lo, _mm256_cvtepi16_epi32(_mm256_castsi256_si128(p)));
+                    hi = _mm256_add_epi32(
+                        hi,
+                        _mm256_cvtepi16_epi32(_mm256_extracti128_si256::<1>(p)),
+                    );
                 }
             }
             let (a_lo, a_hi) = a16.split_at_mut(8);
@@ -273,15 +291,13 @@ pub(crate) unsafe fn depthwise_i8(
             unsafe { store_i32(a_hi.try_into().map_err(|_| SHORT)?, hi) };
         }
         // The channels past the last block of sixteen, as the portable body.
-        for (c, (a, &bv)) in acc.iter_mut().zip(bias).enumerate().skip(done) {
-            *a = bv;
-            for fy in w.fy.0..w.fy.1 {
-                for fx in w.fx.0..w.fx.1 {
-                    let o = at(g, &d, b, &w, fy, fx);
-                    let x = *input.get(o + c / dm).ok_or(SHORT)?;
-                    let k = *filter.get((fy * d.f_w + fx) * d.out_c + c).ok_or(SHORT)?;
-                    *a = a.wrapping_add(i32::from(k) * (i32::from(x) + off));
-                }
+        for c in done..d.out_c {
+            let a = acc.get_mut(c).ok_or(SHORT)?;
+            *a = *bias.get(c).ok_or(SHORT)?;
+            for &(o, t) in taps {
+                let x = *input.get(o + c / dm).ok_or(SHORT)?;
+                let k = *filter.get(t * d.out_c + c).ok_or(SHORT)?;
+                *a = a.wrapping_add(i32::from(k) * (i32::from(x) + off));
             }
         }
         requant_row(acc, q, g, pixels.next().ok_or(SHORT)?);
@@ -289,38 +305,122 @@ pub(crate) unsafe fn depthwise_i8(
     Ok(())
 }
 
+/// DEPTHWISE_CONV_2D, float32, as `depthwise_f32_impl`: eight output channels at a time in
+/// a register, each lane summing its channel's taps in the portable order.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn depthwise_f32(
+    g: &Geometry,
+    input: &[f32],
+    filter: &[f32],
+    bias: Option<&[f32]>,
+    out: &mut [f32],
+    acc: &mut [f32],
+) -> Result<(), KernelError> {
+    if (g.f_h as usize) * (g.f_w as usize) > MAX_TAPS {
+        return super::depthwise_f32_impl(g, input, filter, bias, out, acc);
+    }
+    let d = Dims::of(g)?;
+    let dm = g.depth_mult as usize;
+    let input = take(input, d.input_len())?;
+    let filter = take(filter, d.f_h * d.f_w * d.out_c)?;
+    let bias = bias.map(|b| take(b, d.out_c)).transpose()?;
+    let acc = take_mut(acc, d.out_c)?;
+    let done = d.out_c / 8 * 8;
+    let mut taps = [(0, 0); MAX_TAPS];
+    let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
+    for (b, w) in Windows::new(g)? {
+        let taps = tap_offsets(g, &d, b, &w, &mut taps);
+        for c0 in (0..done).step_by(8) {
+            let a8 = acc.get_mut(c0..c0 + 8).ok_or(SHORT)?;
+            // SAFETY: AVX2 is enabled for this function.
+            let mut s = unsafe { _mm256_setzero_ps() };
+            for &(o, t) in taps {
+                let xv = match dm {
+                    // SAFETY: AVX2 is enabled for this function.
+                    1 => unsafe { load_f32(chunk(input, o + c0)?) },
+                    2 => {
+                        let h: &[f32; 4] = chunk(input, o + c0 / 2)?;
+                        // SAFETY: `h` is 16 readable bytes, and `loadu` has no alignment
+                        // requirement.
+                        let v = unsafe { _mm_loadu_ps(h.as_ptr()) };
+                        // Each value twice: [x0, x0, x1, x1, ..].
+                        // SAFETY: AVX2 is enabled for this function (value intrinsics).
+                        unsafe { _mm256_set_m128(_mm_unpackhi_ps(v, v), _mm_unpacklo_ps(v, v)) }
+                    }
+                    _ => {
+                        let x = input.get(o..o + d.in_c).ok_or(SHORT)?;
+                        let mut v = [0.0f32; 8];
+                        for (j, v) in v.iter_mut().enumerate() {
+                            *v = *x.get((c0 + j) / dm).ok_or(SHORT)?;
+                        }
+                        // SAFETY: AVX2 is enabled for this function.
+                        unsafe { load_f32(&v) }
+                    }
+                };
+                // SAFETY: AVX2 is enabled for this function.
+                let kv = unsafe { load_f32(chunk(filter, t * d.out_c + c0)?) };
+                // SAFETY: AVX2 is enabled for this function (value intrinsics).
+                s = unsafe { _mm256_add_ps(s, _mm256_mul_ps(xv, kv)) };
+            }
+            let a8: &mut [f32; 8] = a8.try_into().map_err(|_| SHORT)?;
+            // SAFETY: `a8` is 32 writable bytes, and `storeu` has no alignment requirement.
+            unsafe { _mm256_storeu_ps(a8.as_mut_ptr(), s) };
+        }
+        // The channels past the last block of eight, as the portable body.
+        for c in done..d.out_c {
+            let a = acc.get_mut(c).ok_or(SHORT)?;
+            *a = 0.0;
+            for &(o, t) in taps {
+                let x = *input.get(o + c / dm).ok_or(SHORT)?;
+                *a += x * *filter.get(t * d.out_c + c).ok_or(SHORT)?;
+            }
+        }
+        let y = pixels.next().ok_or(SHORT)?;
+        for (c, (y, &a)) in y.iter_mut().zip(acc.iter()).enumerate() {
+            let bv = bias.and_then(|b| b.get(c)).copied().unwrap_or(0.0);
+            *y = clamp(a + bv, g.lo, g.hi);
+        }
+    }
+    Ok(())
+}
+
 /// The portable `dot_f32` of eight channels' lanes at once: lane `l` of `a[c]` holds channel
 /// `c`'s lane `l`; the result's lane `c` is `((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7))`.
-#[inline]
-#[target_feature(enable = "avx2")]
-unsafe fn reduce8_f32(a: &[__m256; 8]) -> __m256 {
-    // SAFETY (value intrinsics only): AVX2 is enabled for this function.
-    unsafe {
-        // [l0 + l4, l1 + l5, l2 + l6, l3 + l7] of channels c and c + 1 in one register.
-        let pair = |x: __m256, y: __m256| {
-            _mm256_add_ps(
-                _mm256_permute2f128_ps::<0x20>(x, y),
-                _mm256_permute2f128_ps::<0x31>(x, y),
-            )
-        };
-        let (p01, p23, p45, p67) = (
-            pair(a[0], a[1]),
-            pair(a[2], a[3]),
-            pair(a[4], a[5]),
-            pair(a[6], a[7]),
-        );
-        // [(l0 + l4) + (l2 + l6), (l1 + l5) + (l3 + l7)] of c, c + 2 | of c + 1, c + 3.
-        let quad = |x: __m256, y: __m256| {
-            _mm256_add_ps(
-                _mm256_shuffle_ps::<0b01_00_01_00>(x, y),
-                _mm256_shuffle_ps::<0b11_10_11_10>(x, y),
-            )
-        };
-        let (q0, q4) = (quad(p01, p23), quad(p45, p67));
-        // [c0, c2, c4, c6 | c1, c3, c5, c7].
-        let s = _mm256_hadd_ps(q0, q4);
-        _mm256_permutevar8x32_ps(s, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7))
-    }
+/// A macro, for the reason `reduce8_i32!` is one.
+macro_rules! reduce8_f32 {
+    ($a:expr) => {{
+        let a = $a;
+        // SAFETY (value intrinsics only): AVX2 is enabled for this function.
+        unsafe {
+            // [l0 + l4, l1 + l5, l2 + l6, l3 + l7] of channels c and c + 1 in one register.
+            let pair = |x: __m256, y: __m256| {
+                _mm256_add_ps(
+                    _mm256_permute2f128_ps::<0x20>(x, y),
+                    _mm256_permute2f128_ps::<0x31>(x, y),
+                )
+            };
+            let (p01, p23, p45, p67) = (
+                pair(a[0], a[1]),
+                pair(a[2], a[3]),
+                pair(a[4], a[5]),
+                pair(a[6], a[7]),
+            );
+            // [(l0 + l4) + (l2 + l6), (l1 + l5) + (l3 + l7)] of c, c + 2 | of c + 1, c + 3.
+            let quad = |x: __m256, y: __m256| {
+                _mm256_add_ps(
+                    _mm256_shuffle_ps::<0b01_00_01_00>(x, y),
+                    _mm256_shuffle_ps::<0b11_10_11_10>(x, y),
+                )
+            };
+            let (q0, q4) = (quad(p01, p23), quad(p45, p67));
+            // [c0, c2, c4, c6 | c1, c3, c5, c7].
+            let s = _mm256_hadd_ps(q0, q4);
+            _mm256_permutevar8x32_ps(s, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7))
+        }
+    }};
 }
 
 /// CONV_2D, float32, as `conv_f32_impl`: eight output channels at a time, each channel's
@@ -355,17 +455,19 @@ pub(crate) unsafe fn conv_f32(
             .get_mut(..tail.len())
             .ok_or(SHORT)?
             .copy_from_slice(tail);
-        for (blk, (ks, y8)) in filter
-            .chunks_exact(8 * row)
-            .zip(y.chunks_exact_mut(8))
-            .enumerate()
-        {
+        for blk in 0..d.out_c / 8 {
+            let y8 = y.get_mut(8 * blk..8 * blk + 8).ok_or(SHORT)?;
+            let mut kr: [&[f32]; 8] = [&[]; 8];
+            for (c, r) in kr.iter_mut().enumerate() {
+                let at = (8 * blk + c) * row;
+                *r = filter.get(at..at + row).ok_or(SHORT)?;
+            }
             // SAFETY: AVX2 is enabled for this function.
             let mut lanes = [unsafe { _mm256_setzero_ps() }; 8];
             for j in 0..n8 {
                 // SAFETY: AVX2 is enabled for this function.
                 let xv = unsafe { load_f32(chunk(x, 8 * j)?) };
-                for (l, k) in lanes.iter_mut().zip(ks.chunks_exact(row)) {
+                for (l, k) in lanes.iter_mut().zip(kr) {
                     // SAFETY: AVX2 is enabled for this function.
                     let kv = unsafe { load_f32(chunk(k, 8 * j)?) };
                     // SAFETY: AVX2 is enabled for this function (value intrinsics).
@@ -375,7 +477,7 @@ pub(crate) unsafe fn conv_f32(
             if !tail.is_empty() {
                 // SAFETY: AVX2 is enabled for this function.
                 let xv = unsafe { load_f32(&x_tail) };
-                for (l, k) in lanes.iter_mut().zip(ks.chunks_exact(row)) {
+                for (l, k) in lanes.iter_mut().zip(kr) {
                     let mut k_tail = [0.0f32; 8];
                     let kt = k.get(8 * n8..).ok_or(SHORT)?;
                     k_tail.get_mut(..kt.len()).ok_or(SHORT)?.copy_from_slice(kt);
@@ -386,8 +488,7 @@ pub(crate) unsafe fn conv_f32(
                 }
             }
             let mut sums = [0.0f32; 8];
-            // SAFETY: AVX2 is enabled for this function.
-            let total = unsafe { reduce8_f32(&lanes) };
+            let total = reduce8_f32!(lanes);
             // SAFETY: `sums` is 32 writable bytes, and `storeu` has no alignment requirement.
             unsafe { _mm256_storeu_ps(sums.as_mut_ptr(), total) };
             for (c, (y, &s)) in y8.iter_mut().zip(&sums).enumerate() {
@@ -398,15 +499,10 @@ pub(crate) unsafe fn conv_f32(
                 *y = clamp(s + bv, g.lo, g.hi);
             }
         }
-        let done = d.out_c / 8 * 8;
-        for (c, (k, y)) in filter
-            .chunks_exact(row)
-            .zip(y.iter_mut())
-            .enumerate()
-            .skip(done)
-        {
+        for c in d.out_c / 8 * 8..d.out_c {
+            let k = filter.get(c * row..(c + 1) * row).ok_or(SHORT)?;
             let bv = bias.and_then(|b| b.get(c)).copied().unwrap_or(0.0);
-            *y = clamp(dot_f32(x, k) + bv, g.lo, g.hi);
+            *y.get_mut(c).ok_or(SHORT)? = clamp(dot_f32(x, k) + bv, g.lo, g.hi);
         }
     }
     Ok(())

@@ -2,7 +2,7 @@
 //! take every path: blocks of 8 (CONV_2D) and 16 (depthwise) channels and the channels
 //! after them, 16-, 8- and shorter tails of the filter row, depth multipliers 1, 2 and more.
 
-use super::super::{conv_f32_impl, conv_i8_impl, depthwise_i8_impl};
+use super::super::{conv_f32_impl, conv_i8_impl, depthwise_f32_impl, depthwise_i8_impl};
 use super::*;
 use crate::interpreter::kernels::conv::{kind, out_size, pad_before};
 use crate::model::Padding;
@@ -195,6 +195,24 @@ proptest! {
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         prop_assert_eq!(bits(&got), bits(&want));
     }
+
+    #[test]
+    fn depthwise_f32_is_the_portable_body(c in case(20, 4), bias in any::<bool>()) {
+        prop_assume!(avx2());
+        let g = geometry(&c, true, kind::FLOAT);
+        let mut r = Rng(c.seed | 1);
+        let (n_in, n_f, n_out) = lens(&g);
+        let (input, filter) = (r.f32s(n_in), r.f32s(n_f));
+        let b = r.f32s(g.out_c as usize);
+        let b = bias.then_some(b.as_slice());
+        let (mut want, mut got) = (vec![0f32; n_out], vec![0f32; n_out]);
+        let mut acc = vec![0f32; g.out_c as usize];
+        depthwise_f32_impl(&g, &input, &filter, b, &mut want, &mut acc).unwrap();
+        // SAFETY: the CPU has AVX2 (checked above).
+        unsafe { depthwise_f32(&g, &input, &filter, b, &mut got, &mut acc) }.unwrap();
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        prop_assert_eq!(bits(&got), bits(&want));
+    }
 }
 
 /// Short tensors are errors, not reads past the end.
@@ -233,4 +251,18 @@ fn short_tensors_are_errors() {
     // SAFETY: the CPU has AVX2 (checked above).
     let r = unsafe { depthwise_i8(&g, &input, &filter[..n_f - 1], &q, &mut out, &mut acc) };
     assert!(r.is_err());
+}
+
+/// The gather's short copies and fills are `copy_from_slice` and `fill` at every length.
+#[test]
+fn short_runs_copy_and_fill_every_value() {
+    use super::super::{copy_run, fill_run};
+    for n in 0..40usize {
+        let src: Vec<i8> = (0..n).map(|i| i as i8 + 1).collect();
+        let mut dst = vec![0i8; n];
+        copy_run(&mut dst, &src);
+        assert_eq!(dst, src, "copy of {n}");
+        fill_run(&mut dst, -5);
+        assert_eq!(dst, vec![-5; n], "fill of {n}");
+    }
 }
