@@ -8,6 +8,7 @@ mod job;
 #[path = "src/kws.rs"]
 #[allow(dead_code)]
 mod kws;
+#[cfg(feature = "heap")]
 #[path = "src/strings_job.rs"]
 #[allow(dead_code)]
 mod strings_job;
@@ -37,6 +38,13 @@ fn main() {
     ] {
         println!("cargo:rerun-if-changed=../../tests/fixtures/models/{f}");
     }
+    // The size-only variants (`framework`, `baseline`) link none of the checked work.
+    println!("cargo::rustc-check-cfg=cfg(size_only)");
+    if env::var_os("CARGO_FEATURE_FRAMEWORK").is_some()
+        || env::var_os("CARGO_FEATURE_BASELINE").is_some()
+    {
+        println!("cargo:rustc-cfg=size_only");
+    }
     // defmt's linker script (its table of interned strings), only where defmt is linked.
     if env::var_os("CARGO_FEATURE_DEFMT").is_some() {
         println!("cargo:rustc-link-arg=-Tdefmt.x");
@@ -60,7 +68,7 @@ fn main() {
         .expect("the bundled dataset decodes on the host");
     let mut text = format!(
         "/// What the host found running the same job at build time.\n\
-         #[cfg(not(feature = \"framework\"))]\n\
+         #[cfg(not(size_only))]\n\
          pub const EXPECTED: Outcome = Outcome {{ samples: {}, keys: {}, batches: {}, \
          pooled_bits: {:#x}, positives: {}, prediction_bits: {:#x}, clicks: {} }};\n\
          /// The arena the model needs (`Interpreter::required`, on the host).\n\
@@ -68,7 +76,10 @@ fn main() {
         o.samples, o.keys, o.batches, o.pooled_bits, o.positives, o.prediction_bits, o.clicks
     );
     text += &kws_expected(&out);
-    text += &strings_expected();
+    #[cfg(feature = "heap")]
+    {
+        text += &strings_expected();
+    }
     fs::write(out.join("expected.rs"), text).expect("OUT_DIR is writable");
 }
 
@@ -111,11 +122,11 @@ fn npy_data(file: &[u8]) -> &[u8] {
 }
 
 /// What the heap variant's string job finds on the host.
+#[cfg(feature = "heap")]
 fn strings_expected() -> String {
     let (o, _) = strings_job::run(&|| 0).expect("the string job runs on the host");
     format!(
         "/// What the host found running the heap variant's string job.\n\
-         #[cfg(feature = \"heap\")]\n\
          pub const STRINGS_EXPECTED: StringsOutcome = StringsOutcome {{ large: {}, \
          names_bytes: {}, picked_bytes: {}, digest: {:#x} }};\n",
         o.large, o.names_bytes, o.picked_bytes, o.digest

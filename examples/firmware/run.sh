@@ -9,14 +9,15 @@
 #     heap       + embedded-alloc: LARGE TStrings and tessera-alloc's owned types
 #     defmt      + defmt over semihosting, decoded on the host by defmt-print
 #     framework  only the loader, planner and interpreter, no kernel (for its size)
+#     baseline   no tessera: the runtime alone, what framework is measured from
 set -euo pipefail
 cd "$(dirname "$0")"
 variant=${1:-noheap}
 variant=${variant// /}
 case "$variant" in
   noheap) features=() ;;
-  heap | defmt | framework) features=(--features "$variant") ;;
-  *) echo "unknown variant '$variant' (known: noheap heap defmt framework)" >&2; exit 2 ;;
+  heap | defmt | framework | baseline) features=(--features "$variant") ;;
+  *) echo "unknown variant '$variant' (known: noheap heap defmt framework baseline)" >&2; exit 2 ;;
 esac
 
 rustup target add thumbv7em-none-eabihf >/dev/null 2>&1 || true
@@ -36,8 +37,20 @@ fi
 qemu=(timeout 120 qemu-system-arm -cpu cortex-m4 -machine mps2-an386 -nographic
   -semihosting-config enable=on,target=native -kernel "$elf")
 if [ "$variant" = defmt ]; then
-  # defmt's binary frames arrive on semihosting's stdout; the firmware's text on its stderr.
-  "${qemu[@]}" | defmt-print -e "$elf"
+  # defmt's binary frames arrive on semihosting's stdout, the firmware's text on its stderr:
+  # the text is shown as it comes, the frames decoded once the firmware has exited.
+  frames=$(mktemp)
+  trap 'rm -f "$frames"' EXIT
+  status=0
+  "${qemu[@]}" >"$frames" || status=$?
+  decoded=$(defmt-print -e "$elf" <"$frames")
+  printf 'decoded defmt frames:\n%s\n' "$decoded"
+  # The end-to-end check: the tessera-core error the firmware logged, decoded on the host.
+  if ! grep -q 'DataError { kind: Truncated' <<<"$decoded"; then
+    echo "the defmt frames did not decode to the logged DataError" >&2
+    status=1
+  fi
+  exit "$status"
 else
   "${qemu[@]}"
 fi

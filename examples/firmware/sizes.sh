@@ -1,22 +1,38 @@
 #!/usr/bin/env bash
 # Builds every firmware variant (release: opt-level "s", LTO, panic = "abort") and prints
-# the bytes of its .text .rodata .data .bss as a Markdown table, then splits the framework
-# variant's flash (.text + .rodata) by whose symbols they are (`nm -S`), for BENCHMARKS.md.
+# the bytes of its .text .rodata .data .bss as a Markdown table; then the framework's cost,
+# measured as TensorFlow Lite Micro measures its own (the framework variant minus the
+# baseline variant), and the framework variant's flash split by symbol (`nm -S`).
 #   examples/firmware/sizes.sh
 set -euo pipefail
 cd "$(dirname "$0")"
 elf=target/thumbv7em-none-eabihf/release/tessera-firmware
+model_bytes=$(stat -c %s ../../tests/fixtures/models/kws_int8.tflite)
+
+sections() { # VARIANT -> "text rodata data bss"
+  size -A "$elf" | awk '
+    $1 == ".text" { t = $2 } $1 == ".rodata" { r = $2 } $1 == ".data" { d = $2 }
+    $1 == ".bss" { b = $2 } END { print t + 0, r + 0, d + 0, b + 0 }'
+}
 
 echo "| variant | .text | .rodata | .data | .bss |"
 echo "| --- | ---: | ---: | ---: | ---: |"
-for variant in noheap heap defmt framework; do
+for variant in noheap heap defmt baseline framework; do
   if [ "$variant" = noheap ]; then features=(); else features=(--features "$variant"); fi
   cargo build --release --quiet "${features[@]}"
-  size -A "$elf" | awk -v v="$variant" '
-    $1 == ".text" { t = $2 } $1 == ".rodata" { r = $2 } $1 == ".data" { d = $2 }
-    $1 == ".bss" { b = $2 }
-    END { printf "| `%s` | %d | %d | %d | %d |\n", v, t, r, d, b }'
+  read -r t r d b < <(sections)
+  echo "| \`$variant\` | $t | $r | $d | $b |"
+  eval "${variant}_text=$t ${variant}_rodata=$r"
 done
+
+# shellcheck disable=SC2154 # set by eval above
+{
+  text=$((framework_text - baseline_text))
+  rodata=$((framework_rodata - baseline_rodata - model_bytes))
+  echo
+  echo "framework - baseline: .text $text, .rodata $rodata (the model's $model_bytes bytes" \
+    "left out), flash $((text + rodata))"
+}
 
 # The framework variant was built last. Its flash by symbol (`nm -t d`: decimal sizes).
 echo
@@ -24,7 +40,7 @@ echo "framework variant, flash bytes by symbol:"
 nm -S -t d -C "$elf" | awk '
   $3 ~ /^[tTrR]$/ {
     size = $2 + 0; name = $0; sub(/^[^ ]+ [^ ]+ [^ ]+ /, "", name)
-    if (name ~ /MODEL_BYTES/) k = "the model (kws_int8.tflite, 10 560 bytes)"
+    if (name ~ /MODEL_BYTES/) k = "the model (kws_int8.tflite)"
     else if (name ~ /^tessera_lite::model/) k = "tessera: loader and verifier (tessera_lite::model)"
     else if (name ~ /^tessera_lite::interpreter/) k = "tessera: interpreter set-up, planner driver, invoke"
     else if (name ~ /framework::framework/) k = "tessera: inlined into the call site (load, set up, invoke)"

@@ -1,4 +1,4 @@
-//! The work of every variant but `framework`: the CTR job and the keyword-spotting network,
+//! The work of every variant but the size-only ones: the CTR job and the keyword-spotting network,
 //! each checked against what it must equal.
 
 use cortex_m::peripheral::DWT;

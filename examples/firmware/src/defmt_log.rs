@@ -36,7 +36,7 @@ pub fn run(outcome: &Outcome, kws: Option<&[i8]>) -> bool {
             defmt::println!("defmt: a tessera-core error, as defmt::Format: {}", e);
             let ok = matches!(e.kind, DataErrorKind::Truncated { .. });
             say!(
-                "defmt: logged {} error through defmt::Format (see the decoded lines above)",
+                "defmt: logged {} error through defmt::Format (decoded below)",
                 if ok {
                     "the truncation"
                 } else {

@@ -51,8 +51,8 @@ pub fn run() -> bool {
         Reached::Stopped(operator, unregistered) => {
             let ok = unregistered && operator == Some(0);
             say!(
-                "framework: model loaded; set-up stops at operator {:?}, no kernel registered: {}",
-                operator,
+                "framework: model loaded; set-up stops at operator {}, no kernel registered: {}",
+                operator.map_or(-1, |o| o as i64),
                 if ok { "as it must" } else { "NOT as it must" }
             );
             ok

@@ -1,27 +1,39 @@
-//! tessera on a Cortex-M4F (QEMU's `mps2-an386`). Every variant but `framework` decodes the
-//! bundled Norm dataset from flash into CSR batches, sum-pools every slot over an embedding
-//! table in flash, predicts every sample with the bundled CTR model (a TensorFlow Lite file
-//! in flash, run by tessera's interpreter over a static arena sized on the host), runs the
-//! keyword-spotting int8 network on its reference input, prints what it found through
-//! semihosting, and exits non-zero unless that is what the host found running the same code
-//! at build time (`build.rs`) and what TensorFlow Lite's reference kernels give, bit for bit.
+//! tessera on a Cortex-M4F (QEMU's `mps2-an386`). Every variant but the size-only ones
+//! decodes the bundled Norm dataset from flash into CSR batches, sum-pools every slot over an
+//! embedding table in flash, predicts every sample with the bundled CTR model (a TensorFlow
+//! Lite file in flash, run by tessera's interpreter over a static arena sized on the host),
+//! runs the keyword-spotting int8 network on its reference input, prints what it found
+//! through semihosting, and exits non-zero unless that is what the host found running the
+//! same code at build time (`build.rs`) and what TensorFlow Lite's reference kernels give,
+//! bit for bit.
 //!
 //! Variants (cargo features; `run.sh VARIANT` builds and runs one):
 //! - none (`noheap`): no `#[global_allocator]`, everything in static memory;
 //! - `heap`: adds `embedded-alloc` and a string model fed LARGE `TString`s ([`strings_job`]);
 //! - `defmt`: adds defmt over semihosting and logs a tessera-core error with `defmt::Format`;
-//! - `framework`: only the loader, planner and interpreter, no kernel, to measure their size.
+//! - `framework`: only the loader, planner and interpreter, no kernel, to measure their size;
+//! - `baseline`: none of tessera, only the runtime and one printed line, the size that
+//!   `framework` is measured from (as TensorFlow Lite Micro measures its own framework).
+//!
+//! The last two are "size-only" variants (`cfg(size_only)`, set by `build.rs`).
 #![no_std]
 #![no_main]
 
-// `framework` measures the framework alone: nothing else may be linked beside it.
-#[cfg(all(feature = "framework", any(feature = "heap", feature = "defmt")))]
-compile_error!("the `framework` variant builds alone (not with `heap` or `defmt`)");
+// The size-only variants measure one thing each: nothing else may be linked beside them.
+#[cfg(all(
+    any(feature = "framework", feature = "baseline"),
+    any(
+        feature = "heap",
+        feature = "defmt",
+        all(feature = "framework", feature = "baseline")
+    )
+))]
+compile_error!("the `framework` and `baseline` variants build alone");
 
 #[macro_use]
 mod say;
 
-#[cfg(not(feature = "framework"))]
+#[cfg(not(size_only))]
 mod app;
 #[cfg(feature = "defmt")]
 mod defmt_log;
@@ -29,8 +41,9 @@ mod defmt_log;
 mod framework;
 #[cfg(feature = "heap")]
 mod heap;
-#[cfg(not(feature = "framework"))]
+#[cfg(not(size_only))]
 mod job;
+#[cfg(not(feature = "baseline"))]
 mod kws;
 #[cfg(feature = "heap")]
 mod strings_job;
@@ -42,9 +55,9 @@ use cortex_m_rt::entry;
 use cortex_m_semihosting::debug;
 
 /// What `build.rs` found on the host, and the arenas it sized.
-#[cfg_attr(feature = "framework", allow(dead_code))]
+#[cfg_attr(size_only, allow(dead_code))]
 mod expected {
-    #[cfg(not(feature = "framework"))]
+    #[cfg(not(size_only))]
     use crate::job::Outcome;
     #[cfg(feature = "heap")]
     use crate::strings_job::StringsOutcome;
@@ -60,7 +73,13 @@ fn main() -> ! {
     #[cfg(feature = "framework")]
     exit(framework::run());
 
-    #[cfg(not(feature = "framework"))]
+    #[cfg(feature = "baseline")]
+    {
+        say!("baseline: the runtime alone, exit status {}", 0u32);
+        exit(true)
+    }
+
+    #[cfg(not(size_only))]
     {
         let Some(outcome) = app::ctr() else {
             exit(false)
