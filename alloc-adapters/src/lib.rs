@@ -32,7 +32,7 @@ mod heap;
 mod owned_tensor;
 mod shared;
 mod sparse;
-mod tensor;
+mod string_tensor;
 
 pub use arena::{HeapArena, HeapBlock, VecSlots};
 #[cfg(feature = "c-heap")]
@@ -41,7 +41,7 @@ pub use heap::{DefaultHeap, RustHeap};
 pub use owned_tensor::{FromVecError, OwnedTensor};
 pub use shared::SharedBytes;
 pub use sparse::{OwnedVBuffer, VecBufferBuilder, VecStorage};
-pub use tensor::StringTensor;
+pub use string_tensor::StringTensor;
 
 /// A `TF_TString` whose LARGE bytes come from [`DefaultHeap`].
 pub type HeapTString<'a> = tessera_core::tstring::TString<'a, DefaultHeap>;

@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 
 use tessera_core::CapacityError;
 use tessera_core::sparse::{
-    BufferBuilder, Element, Reserved, SparseError, Storage, StorageMut, VBuffer,
+    BufferBuilder, Reserved, SparseError, SparseValue, Storage, StorageMut, VBuffer,
 };
 
 /// A vector that owns its arrays: `VBuffer` over [`VecStorage`].
@@ -101,7 +101,7 @@ fn ensure<E: Copy + Default>(v: &mut Vec<E>, needed: usize, keep: bool) -> bool 
     true
 }
 
-impl<T: Element> Storage for VecStorage<T> {
+impl<T: SparseValue> Storage for VecStorage<T> {
     type Elem = T;
     #[inline]
     fn values(&self) -> &[T] {
@@ -115,7 +115,7 @@ impl<T: Element> Storage for VecStorage<T> {
 
 // `reserve` only lengthens the `Vec`s: with `keep` by `reserve_exact` + `resize`, which keep
 // the contents; it never fails (allocation failure aborts).
-impl<T: Element> StorageMut for VecStorage<T> {
+impl<T: SparseValue> StorageMut for VecStorage<T> {
     #[inline]
     fn parts_mut(&mut self) -> (&mut [T], &mut [u32]) {
         (&mut self.values, &mut self.indices)
@@ -156,7 +156,7 @@ pub struct VecBufferBuilder<T> {
     entries: Vec<(u32, T)>,
 }
 
-impl<T: Element> VecBufferBuilder<T> {
+impl<T: SparseValue> VecBufferBuilder<T> {
     /// An empty builder for a vector of length `len`.
     ///
     /// Errors: [`SparseError::LengthTooLarge`].

@@ -139,7 +139,7 @@ fn typed_scalar<C: RowCursor + ?Sized>(
     col: usize,
     ty: ScalarType,
 ) -> Result<Scalar, C::Error> {
-    cursor.schema().expect(col, ValueType::Scalar(ty))?;
+    cursor.schema().check_column(col, ValueType::Scalar(ty))?;
     cursor.get_scalar(col)
 }
 

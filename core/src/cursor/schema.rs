@@ -173,7 +173,7 @@ impl<'a> Schema<'a> {
     /// getter calls before touching the row.
     ///
     /// Errors: [`CursorError::ColumnOutOfRange`], [`CursorError::WrongType`].
-    pub fn expect(&self, col: usize, asked: ValueType) -> Result<ColumnKind, CursorError> {
+    pub fn check_column(&self, col: usize, asked: ValueType) -> Result<ColumnKind, CursorError> {
         let found = self.column(col)?.kind;
         let answers = match (asked, found) {
             (ValueType::AnyScalar, ColumnKind::Scalar(_)) => true,

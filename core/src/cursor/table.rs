@@ -145,7 +145,7 @@ impl<'a, R: Row> RowSlice<'a, R> {
 
     /// Record `row`, checked against the schema's column `col` asked for as `asked`.
     fn record(&self, row: u64, col: usize, asked: ValueType) -> Result<&'a R, CursorError> {
-        self.schema.expect(col, asked)?;
+        self.schema.check_column(col, asked)?;
         usize::try_from(row)
             .ok()
             .and_then(|i| self.rows.get(i))

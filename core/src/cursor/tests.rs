@@ -181,7 +181,7 @@ impl RowCursor for Flaky {
     }
 
     fn get_scalar(&self, col: usize) -> Result<Scalar, TestError> {
-        self.schema().expect(col, ValueType::AnyScalar)?;
+        self.schema().check_column(col, ValueType::AnyScalar)?;
         self.rec()?.get_scalar(col)
     }
 
@@ -190,7 +190,7 @@ impl RowCursor for Flaky {
         col: usize,
         dst: &mut VBuffer<S>,
     ) -> Result<(), TestError> {
-        self.schema().expect(col, ValueType::Vector)?;
+        self.schema().check_column(col, ValueType::Vector)?;
         self.rec()?.get_vector(col, dst)
     }
 
@@ -199,7 +199,7 @@ impl RowCursor for Flaky {
         col: usize,
         dst: &mut TString<'_, H>,
     ) -> Result<(), TestError> {
-        self.schema().expect(col, ValueType::String)?;
+        self.schema().check_column(col, ValueType::String)?;
         self.rec()?.get_string(col, dst)
     }
 }
@@ -407,15 +407,15 @@ fn schema_checks_every_lookup() {
         Err(CursorError::ColumnOutOfRange { col: 4, columns: 4 })
     );
     assert_eq!(
-        schema.expect(1, ValueType::AnyScalar),
+        schema.check_column(1, ValueType::AnyScalar),
         Ok(ColumnKind::Scalar(ScalarType::U64))
     );
     assert_eq!(
-        schema.expect(2, ValueType::Vector),
+        schema.check_column(2, ValueType::Vector),
         Ok(ColumnKind::DenseVector { len: 4 })
     );
     assert_eq!(
-        schema.expect(3, ValueType::AnyScalar),
+        schema.check_column(3, ValueType::AnyScalar),
         Err(CursorError::WrongType {
             col: 3,
             asked: ValueType::AnyScalar,
@@ -423,7 +423,7 @@ fn schema_checks_every_lookup() {
         })
     );
     assert_eq!(
-        schema.expect(0, ValueType::Scalar(ScalarType::F64)),
+        schema.check_column(0, ValueType::Scalar(ScalarType::F64)),
         Err(CursorError::WrongType {
             col: 0,
             asked: ValueType::Scalar(ScalarType::F64),

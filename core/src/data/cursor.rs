@@ -303,7 +303,7 @@ impl SamplePlace {
 
     /// [`RowCursor::get_scalar`]: no column is a scalar.
     pub fn get_scalar(&self, col: usize) -> Result<Scalar, SampleCursorError> {
-        self.schema().expect(col, ValueType::AnyScalar)?;
+        self.schema().check_column(col, ValueType::AnyScalar)?;
         Err(CursorError::ColumnOutOfRange { col, columns: 3 }.into())
     }
 
@@ -317,14 +317,14 @@ impl SamplePlace {
         keys: &[K],
         dst: &mut VBuffer<St>,
     ) -> Result<(), SampleCursorError> {
-        self.schema().expect(col, ValueType::Vector)?;
+        self.schema().check_column(col, ValueType::Vector)?;
         self.progress.check_row()?;
         Ok(fill_sample_vector(col, labels, dense, keys, dst)?)
     }
 
     /// [`RowCursor::get_string`]: no column is a string.
     pub fn get_string(&self, col: usize) -> Result<(), SampleCursorError> {
-        self.schema().expect(col, ValueType::String)?;
+        self.schema().check_column(col, ValueType::String)?;
         Err(CursorError::ColumnOutOfRange { col, columns: 3 }.into())
     }
 }

@@ -1,10 +1,10 @@
 //! Applying functions entry by entry: at one slot, with a second vector into this one (over
 //! the second's entries or the union), and from one or two vectors into a destination.
 
-use super::element::Element;
 use super::error::SparseError;
 use super::iterate::{same_len, union_count, union_while};
 use super::storage::{Storage, StorageMut};
+use super::value::SparseValue;
 use super::vbuffer::{Side, VBuffer};
 
 impl<S: StorageMut> VBuffer<S> {
@@ -134,7 +134,10 @@ impl<S: StorageMut> VBuffer<S> {
 
     /// Makes this vector's explicit entries the union of its own and `src`'s (new entries
     /// zero), in place; dense if either is dense. Lengths must match.
-    pub(crate) fn widen_to<T2: Element>(&mut self, src: Side<'_, T2>) -> Result<(), SparseError> {
+    pub(crate) fn widen_to<T2: SparseValue>(
+        &mut self,
+        src: Side<'_, T2>,
+    ) -> Result<(), SparseError> {
         if self.is_dense() {
             return Ok(());
         }
@@ -271,7 +274,7 @@ impl<S: Storage> VBuffer<S> {
 /// `out_v[k] = f(index, a or 0, b or 0)`. Returns the number written. (A branch-free step
 /// with selects measured slower than these three-way branches.)
 #[inline]
-pub(crate) fn union_merge<A: Element, B: Element, C>(
+pub(crate) fn union_merge<A: SparseValue, B: SparseValue, C>(
     ia: &[u32],
     va: &[A],
     ib: &[u32],

@@ -2,9 +2,9 @@
 //! `BufferBuilder`), in caller scratch memory: duplicates combined, zeros dropped, the result
 //! sparse or dense by fill.
 
-use super::element::Element;
 use super::error::SparseError;
 use super::storage::{Storage, StorageMut};
+use super::value::SparseValue;
 use super::vbuffer::{VBuffer, check_len};
 use crate::error::CapacityError;
 
@@ -12,7 +12,7 @@ use crate::error::CapacityError;
 /// `(index, value)` pairs, then writes the vector into any destination.
 ///
 /// - Features may come in any order; values for the same index are combined with
-///   [`Element::combine`] (summed for numbers; for flags a duplicate is
+///   [`SparseValue::combine`] (summed for numbers; for flags a duplicate is
 ///   [`SparseError::Duplicate`]).
 /// - Zeros are dropped, including sums that come out zero (ML.NET's builder loops forever
 ///   there; this one makes one linear pass after a sort).
@@ -45,7 +45,7 @@ pub struct BufferBuilder<'s, T> {
     count: usize,
 }
 
-impl<'s, T: Element> BufferBuilder<'s, T> {
+impl<'s, T: SparseValue> BufferBuilder<'s, T> {
     /// An empty builder for a vector of length `len`, collecting into `scratch` (its
     /// contents are ignored).
     ///

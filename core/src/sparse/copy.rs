@@ -1,10 +1,10 @@
 //! Copies and reshaping: copy keeping density, to dense, of a range, the maybe-sparse copy;
 //! densify (all or the first k entries), clear and resize in place.
 
-use super::element::Element;
 use super::error::SparseError;
 use super::iterate::same_len;
 use super::storage::{Storage, StorageMut};
+use super::value::SparseValue;
 use super::vbuffer::{VBuffer, check_len};
 
 impl<S: Storage> VBuffer<S> {

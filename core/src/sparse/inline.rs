@@ -3,8 +3,8 @@
 
 use crate::error::CapacityError;
 
-use super::element::Element;
 use super::storage::{Reserved, Storage, StorageMut, fixed_capacity};
+use super::value::SparseValue;
 
 /// Up to `N` values and `N` indices, inline. Never allocates; an operation needing more than
 /// `N` returns a capacity error giving the number needed.
@@ -48,7 +48,7 @@ impl<T, const N: usize> Inline<T, N> {
     }
 }
 
-impl<T: Element, const N: usize> Inline<T, N> {
+impl<T: SparseValue, const N: usize> Inline<T, N> {
     /// A copy of `values` and `indices` (pass `&[]` for a dense vector); too many of either
     /// is a capacity error.
     pub fn from_slices(values: &[T], indices: &[u32]) -> Result<Self, CapacityError> {
@@ -67,7 +67,7 @@ impl<T: Element, const N: usize> Inline<T, N> {
     }
 }
 
-impl<T: Element, const N: usize> Storage for Inline<T, N> {
+impl<T: SparseValue, const N: usize> Storage for Inline<T, N> {
     type Elem = T;
     #[inline]
     fn values(&self) -> &[T] {
@@ -81,7 +81,7 @@ impl<T: Element, const N: usize> Storage for Inline<T, N> {
 
 // `reserve` checks both sizes before touching anything (so `Err` changes nothing) and only
 // lengthens the vectors with `resize_default`, which keeps existing contents.
-impl<T: Element, const N: usize> StorageMut for Inline<T, N> {
+impl<T: SparseValue, const N: usize> StorageMut for Inline<T, N> {
     #[inline]
     fn parts_mut(&mut self) -> (&mut [T], &mut [u32]) {
         (&mut self.values, &mut self.indices)

@@ -1,9 +1,9 @@
 //! Visiting entries: every explicit entry of one vector, the entries explicit in both of two
 //! vectors (intersection) or in either (union), for every dense / sparse combination.
 
-use super::element::Element;
 use super::error::SparseError;
 use super::storage::Storage;
+use super::value::SparseValue;
 use super::vbuffer::{Side, VBuffer};
 
 impl<S: Storage> VBuffer<S> {
@@ -63,7 +63,7 @@ pub(crate) fn same_len(left: usize, right: usize) -> Result<(), SparseError> {
 /// The union merge: `f(index, a, b)` in increasing index order while it returns `true`;
 /// returns whether it ran to the end. Both sides must have the same logical length.
 #[inline]
-pub(crate) fn union_while<A: Element, B: Element>(
+pub(crate) fn union_while<A: SparseValue, B: SparseValue>(
     a: Side<'_, A>,
     b: Side<'_, B>,
     mut f: impl FnMut(usize, A, B) -> bool,
@@ -104,7 +104,7 @@ pub(crate) fn union_while<A: Element, B: Element>(
 
 /// The intersection merge: `f(index, a, b)` for indices explicit in both, in order.
 #[inline]
-pub(crate) fn intersection<A: Element, B: Element>(
+pub(crate) fn intersection<A: SparseValue, B: SparseValue>(
     a: Side<'_, A>,
     b: Side<'_, B>,
     mut f: impl FnMut(usize, A, B),

@@ -2,7 +2,7 @@
 //! dense data, the gather / scatter loops of sparse·dense, and the galloping sparse·sparse
 //! merge. Written so that LLVM vectorises the dense ones.
 
-use super::element::Numeric;
+use super::value::Numeric;
 
 /// Independent accumulators for dense folds: 16 lanes keep enough additions in flight to hide
 /// float-add latency on SSE2 (4 vectors of 4) and AVX (2 of 8).

@@ -1,11 +1,11 @@
 //! Vector math over any mix of sparse and dense: dot products, sums and norms, scaling,
 //! add and add-mult (axpy), distances, element-wise products, extrema and NaN checks.
 
-use super::element::{Element, Float, Numeric};
 use super::error::SparseError;
 use super::iterate::{same_len, union_while};
 use super::kernels;
 use super::storage::{Storage, StorageMut};
+use super::value::{Float, Numeric, SparseValue};
 use super::vbuffer::VBuffer;
 
 impl<S: Storage> VBuffer<S>
@@ -141,7 +141,7 @@ where
 
     /// Whether any entry is NaN.
     pub fn has_nan(&self) -> bool {
-        self.values().iter().any(Element::is_nan)
+        self.values().iter().any(SparseValue::is_nan)
     }
 
     /// Whether any entry is NaN or infinite.

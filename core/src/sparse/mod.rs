@@ -85,7 +85,7 @@
 //! ```
 //!
 //! ## Numbers
-//! [`Element`] covers every value type (flags included), [`Numeric`] the arithmetic (integer
+//! [`SparseValue`] covers every value type (flags included), [`Numeric`] the arithmetic (integer
 //! arithmetic wraps, so integer results are exact and independent of representation), and
 //! [`Float`] square roots and NaN checks through `libm`. Float sums and dot products are not
 //! taken left to right: dense folds use 16 accumulators (element `i` of each full 16-element
@@ -121,21 +121,21 @@ mod apply;
 mod builder;
 mod copy;
 mod editor;
-mod element;
 mod error;
 mod inline;
 mod iterate;
 mod kernels;
 mod math;
 mod storage;
+mod value;
 mod vbuffer;
 
 pub use builder::BufferBuilder;
 pub use editor::{CommitError, Editor};
-pub use element::{Element, Float, Numeric};
 pub use error::{InvalidVBuffer, SparseError};
 pub use inline::Inline;
 pub use storage::{Reserved, Slices, SlicesMut, Storage, StorageMut};
+pub use value::{Float, Numeric, SparseValue};
 pub use vbuffer::{AllEntries, Entries, InlineVBuffer, MAX_LEN, VBuffer, VBufferMut, VBufferView};
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 
 use crate::error::CapacityError;
 
-use super::element::Element;
+use super::value::SparseValue;
 
 /// The arrays behind a [`VBuffer`](super::VBuffer): values and (for sparse vectors) indices.
 ///
@@ -20,7 +20,7 @@ use super::element::Element;
 /// operation may fail or panic, but nothing reads out of bounds.
 pub trait Storage {
     /// The value type.
-    type Elem: Element;
+    type Elem: SparseValue;
 
     /// The values array (at least the vector's count long).
     fn values(&self) -> &[Self::Elem];
@@ -119,7 +119,7 @@ impl<'a, T> Slices<'a, T> {
     }
 }
 
-impl<T: Element> Storage for Slices<'_, T> {
+impl<T: SparseValue> Storage for Slices<'_, T> {
     type Elem = T;
     #[inline]
     fn values(&self) -> &[T] {
@@ -167,7 +167,7 @@ impl<'a, T> SlicesMut<'a, T> {
     }
 }
 
-impl<T: Element> Storage for SlicesMut<'_, T> {
+impl<T: SparseValue> Storage for SlicesMut<'_, T> {
     type Elem = T;
     #[inline]
     fn values(&self) -> &[T] {
@@ -180,7 +180,7 @@ impl<T: Element> Storage for SlicesMut<'_, T> {
 }
 
 // `reserve` never changes anything and succeeds only if both slices are already long enough.
-impl<T: Element> StorageMut for SlicesMut<'_, T> {
+impl<T: SparseValue> StorageMut for SlicesMut<'_, T> {
     #[inline]
     fn parts_mut(&mut self) -> (&mut [T], &mut [u32]) {
         (self.values, self.indices)

@@ -3,10 +3,10 @@
 
 use core::fmt;
 
-use super::element::Element;
 use super::error::{InvalidVBuffer, SparseError};
 use super::inline::Inline;
 use super::storage::{Slices, SlicesMut, Storage, StorageMut};
+use super::value::SparseValue;
 
 /// The largest logical length: indices are `u32`, so a vector has at most `u32::MAX` entries
 /// (indices `0..u32::MAX`). Dense vectors obey the same limit, so that any vector can be
@@ -478,7 +478,7 @@ pub struct AllEntries<'a, T> {
     len: usize,
 }
 
-impl<T: Element> Iterator for AllEntries<'_, T> {
+impl<T: SparseValue> Iterator for AllEntries<'_, T> {
     type Item = T;
 
     #[inline]
@@ -507,4 +507,4 @@ impl<T: Element> Iterator for AllEntries<'_, T> {
     }
 }
 
-impl<T: Element> ExactSizeIterator for AllEntries<'_, T> {}
+impl<T: SparseValue> ExactSizeIterator for AllEntries<'_, T> {}

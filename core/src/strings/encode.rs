@@ -1,7 +1,7 @@
 //! Writing TFLite string tensors into caller buffers: size the buffer with
 //! [`tflite_encoded_len`], then [`encode_tflite`] writes count, offsets and bytes.
 
-use super::error::{EncodeError, StringTensorError};
+use super::error::{StringTensorError, TfliteEncodeError};
 use crate::error::CapacityError;
 
 /// Size of the `int32 N` count, and of each offset-table entry.
@@ -75,18 +75,18 @@ where
 /// the returned length; on error `out` may hold part of a tensor, which is not a valid one.
 ///
 /// # Errors
-/// - [`EncodeError::TooLarge`] if the tensor would be longer than `i32::MAX` bytes.
-/// - [`EncodeError::Capacity`] if `out` is shorter than the tensor, with the exact size needed.
+/// - [`TfliteEncodeError::TooLarge`] if the tensor would be longer than `i32::MAX` bytes.
+/// - [`TfliteEncodeError::Capacity`] if `out` is shorter than the tensor, with the exact size needed.
 ///
 /// If cloning `strings` does not give the same sequence each time (a misbehaving `Clone`), the
-/// result is either a tensor of one of the sequences or [`EncodeError::Capacity`] comparing
+/// result is either a tensor of one of the sequences or [`TfliteEncodeError::Capacity`] comparing
 /// what the last walk needed with what the walk before it measured. Nothing panics either way,
 /// and nothing is written past `out`.
 ///
 /// # Example
 /// ```
 /// use tessera_core::CapacityError;
-/// use tessera_core::strings::{EncodeError, encode_tflite};
+/// use tessera_core::strings::{TfliteEncodeError, encode_tflite};
 ///
 /// let mut buf = [0u8; 32];
 /// let used = encode_tflite(["AB", "", "CDE"], &mut buf)?;
@@ -97,11 +97,11 @@ where
 /// let mut small = [0u8; 10];
 /// assert_eq!(
 ///     encode_tflite(["AB", "", "CDE"], &mut small),
-///     Err(EncodeError::Capacity(CapacityError { needed: 25, available: 10 })),
+///     Err(TfliteEncodeError::Capacity(CapacityError { needed: 25, available: 10 })),
 /// );
-/// # Ok::<(), EncodeError>(())
+/// # Ok::<(), TfliteEncodeError>(())
 /// ```
-pub fn encode_tflite<I, B>(strings: I, out: &mut [u8]) -> Result<usize, EncodeError>
+pub fn encode_tflite<I, B>(strings: I, out: &mut [u8]) -> Result<usize, TfliteEncodeError>
 where
     I: IntoIterator<Item = B> + Clone,
     B: AsRef<[u8]>,
@@ -117,13 +117,16 @@ where
     // The count is unknown, or the tensor did not fit (or the hint was wrong): measure, so
     // that the error says exactly what is needed.
     let (count, needed) =
-        measure(strings.clone()).map_err(|index| EncodeError::TooLarge { index })?;
+        measure(strings.clone()).map_err(|index| TfliteEncodeError::TooLarge { index })?;
     let available = out.len();
     let out = out
         .get_mut(..needed)
-        .ok_or(EncodeError::Capacity(CapacityError { needed, available }))?;
+        .ok_or(TfliteEncodeError::Capacity(CapacityError {
+            needed,
+            available,
+        }))?;
     write_tensor(strings.into_iter(), count, out).map_err(|second| {
-        EncodeError::Capacity(CapacityError {
+        TfliteEncodeError::Capacity(CapacityError {
             needed: second,
             available: needed,
         })
@@ -295,7 +298,7 @@ mod tests {
     fn too_small_reports_the_size_needed() {
         let words = ["AB", "", "CDE"];
         for available in 0..25 {
-            let expected = Err(EncodeError::Capacity(CapacityError {
+            let expected = Err(TfliteEncodeError::Capacity(CapacityError {
                 needed: 25,
                 available,
             }));
@@ -329,11 +332,11 @@ mod tests {
         let mut small = [0xAAu8; 8];
         assert_eq!(
             encode_tflite([&b""[..], &big[..]], &mut small),
-            Err(EncodeError::TooLarge { index: 1 })
+            Err(TfliteEncodeError::TooLarge { index: 1 })
         );
         assert_eq!(
             encode_tflite([fits], &mut small),
-            Err(EncodeError::Capacity(CapacityError {
+            Err(TfliteEncodeError::Capacity(CapacityError {
                 needed: max,
                 available: 8
             }))
@@ -428,7 +431,7 @@ mod tests {
                         } else {
                             assert_eq!(
                                 result,
-                                Err(EncodeError::Capacity(CapacityError {
+                                Err(TfliteEncodeError::Capacity(CapacityError {
                                     needed: tflite_encoded_len(c).unwrap(),
                                     available: tflite_encoded_len(b).unwrap(),
                                 }))

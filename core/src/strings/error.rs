@@ -152,7 +152,7 @@ impl core::error::Error for StringTensorError {}
 /// hold part of one, which is not a valid tensor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum EncodeError {
+pub enum TfliteEncodeError {
     /// The output buffer is smaller than the encoded tensor; `needed` is the exact size
     /// ([`tflite_encoded_len`](super::tflite_encoded_len)).
     Capacity(CapacityError),
@@ -164,13 +164,13 @@ pub enum EncodeError {
     },
 }
 
-impl From<CapacityError> for EncodeError {
+impl From<CapacityError> for TfliteEncodeError {
     fn from(e: CapacityError) -> Self {
         Self::Capacity(e)
     }
 }
 
-impl fmt::Display for EncodeError {
+impl fmt::Display for TfliteEncodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Capacity(e) => write!(f, "cannot encode string tensor: {e}"),
@@ -182,7 +182,7 @@ impl fmt::Display for EncodeError {
     }
 }
 
-impl core::error::Error for EncodeError {
+impl core::error::Error for TfliteEncodeError {
     fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
         match self {
             Self::Capacity(e) => Some(e),
@@ -214,7 +214,7 @@ mod tests {
             len: 8,
         };
         assert!(e.to_string().contains("8589934596-byte offset table"));
-        let e = EncodeError::Capacity(CapacityError {
+        let e = TfliteEncodeError::Capacity(CapacityError {
             needed: 25,
             available: 10,
         });

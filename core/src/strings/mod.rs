@@ -23,7 +23,7 @@ mod error;
 mod view;
 
 pub use encode::{encode_tflite, tflite_encoded_len};
-pub use error::{EncodeError, StringTensorError};
+pub use error::{StringTensorError, TfliteEncodeError};
 pub use view::{TfliteIter, TfliteStrings};
 
 /// `["AB", "", "CDE"]`, the example of the layout notes, byte for byte.
@@ -199,7 +199,7 @@ mod proptests {
             let mut buf = vec![0xA5u8; available];
             prop_assert_eq!(
                 encode_tflite(&input, &mut buf),
-                Err(EncodeError::Capacity(CapacityError { needed, available }))
+                Err(TfliteEncodeError::Capacity(CapacityError { needed, available }))
             );
         }
     }

@@ -5,7 +5,7 @@ use crate::status::TesseraStatus;
 use crate::tstring::TesseraTString;
 
 use tessera_alloc::CHeap;
-use tessera_core::strings::{EncodeError, TfliteStrings, encode_tflite, tflite_encoded_len};
+use tessera_core::strings::{TfliteEncodeError, TfliteStrings, encode_tflite, tflite_encoded_len};
 use tessera_core::tstring::{TString, ctstring};
 
 /// cbindgen:ignore
@@ -168,7 +168,7 @@ pub unsafe extern "C" fn tessera_tflite_strings_encode(
             unsafe { written.write(w) };
             TesseraStatus::TESSERA_OK
         }
-        Err(EncodeError::Capacity(e)) => {
+        Err(TfliteEncodeError::Capacity(e)) => {
             // SAFETY: checked non-null.
             unsafe { written.write(e.needed) };
             TesseraStatus::TESSERA_BUFFER_TOO_SMALL

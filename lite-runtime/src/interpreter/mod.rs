@@ -53,7 +53,7 @@ pub use record::{MAX_DIMS, PARAMS_BYTES, Shape, dtype_of};
 pub use resolver::{AllOps, MutableOpResolver, OpResolver};
 
 use tessera_core::plan::{Lifetime, PlanBuffer};
-use tessera_core::strings::{EncodeError, TfliteStrings, encode_tflite};
+use tessera_core::strings::{TfliteEncodeError, TfliteStrings, encode_tflite};
 use tessera_core::tensor::{Element, TensorView, TensorViewMut};
 use zerocopy::{FromBytes, FromZeros, TryFromBytes};
 
@@ -685,7 +685,7 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         let budget = buf.len();
         encode_tflite(strings, buf).map_err(|e| {
             let needed = match e {
-                EncodeError::Capacity(c) => c.needed,
+                TfliteEncodeError::Capacity(c) => c.needed,
                 _ => usize::MAX,
             };
             InterpreterError::at_tensor(ErrorKind::InputStrings { needed, budget }, t)

@@ -4,7 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use tessera_core::CapacityError;
-use tessera_core::strings::{EncodeError, TfliteStrings, encode_tflite, tflite_encoded_len};
+use tessera_core::strings::{TfliteEncodeError, TfliteStrings, encode_tflite, tflite_encoded_len};
 
 fuzz_target!(|data: &[u8]| {
     let strings = match TfliteStrings::new(data) {
@@ -58,7 +58,7 @@ fuzz_target!(|data: &[u8]| {
     let mut short = vec![0xA5u8; data.len() - 1];
     assert_eq!(
         encode_tflite(strings, &mut short),
-        Err(EncodeError::Capacity(CapacityError {
+        Err(TfliteEncodeError::Capacity(CapacityError {
             needed: data.len(),
             available: data.len() - 1,
         }))

@@ -10,7 +10,7 @@ fn with_params<T: TestElem>() -> impl Strategy<Value = WithParams<T>> {
 }
 
 /// The input as given and densified.
-fn both_forms<T: Element>(p: &Parts<T>) -> [Parts<T>; 2] {
+fn both_forms<T: SparseValue>(p: &Parts<T>) -> [Parts<T>; 2] {
     [p.clone(), p.densified()]
 }
 

@@ -146,7 +146,7 @@ prop_types!(unary: check_unary(scaled) for f32, f64, i32, u32);
 
 /// The naive arg max / min: every entry in order, NaN skipped, strict comparison, entry 0 if
 /// all are NaN.
-fn naive_arg<T: Element>(d: &[T], better: fn(T, T) -> bool) -> Option<(usize, T)> {
+fn naive_arg<T: SparseValue>(d: &[T], better: fn(T, T) -> bool) -> Option<(usize, T)> {
     let mut best: Option<(usize, T)> = None;
     for (i, &v) in d.iter().enumerate() {
         if v.is_nan() {

@@ -45,8 +45,8 @@ pub(super) fn config() -> ProptestConfig {
     config
 }
 
-/// Element types under test.
-pub(super) trait TestElem: Element + 'static {
+/// SparseValue types under test.
+pub(super) trait TestElem: SparseValue + 'static {
     /// A non-zero value to pre-fill destinations with, so reuse cannot hide stale data.
     fn junk() -> Self;
     /// Values, zeros included.
@@ -151,7 +151,7 @@ pub(super) struct Parts<T> {
     pub(super) indices: Vec<u32>,
 }
 
-impl<T: Element> Parts<T> {
+impl<T: SparseValue> Parts<T> {
     /// Dense parts of `len` values.
     pub(super) fn dense(values: Vec<T>) -> Self {
         Parts {
@@ -260,7 +260,7 @@ pub(super) struct Pair<T> {
     pub(super) b: Parts<T>,
 }
 
-impl<T: Element> Pair<T> {
+impl<T: SparseValue> Pair<T> {
     pub(super) fn len(&self) -> usize {
         self.a.len
     }
@@ -305,7 +305,7 @@ impl<T: Element> Pair<T> {
 }
 
 /// Builds the pair of `kind` from two random masks and value pools of length `len`.
-pub(super) fn make_pair<T: Element>(
+pub(super) fn make_pair<T: SparseValue>(
     len: usize,
     kind: Kind,
     m1: &[bool],
@@ -435,7 +435,7 @@ pub(super) struct Out<T> {
     pub(super) indices: Vec<u32>,
 }
 
-impl<T: Element> Out<T> {
+impl<T: SparseValue> Out<T> {
     /// Captures `v`, checking its invariant.
     pub(super) fn of<S: Storage<Elem = T>>(v: &VBuffer<S>) -> Self {
         assert_eq!(
@@ -493,7 +493,7 @@ fn grown(old: usize, needed: usize) -> usize {
     n
 }
 
-impl<T: Element> Storage for Grow<T> {
+impl<T: SparseValue> Storage for Grow<T> {
     type Elem = T;
     fn values(&self) -> &[T] {
         &self.values
@@ -504,7 +504,7 @@ impl<T: Element> Storage for Grow<T> {
 }
 
 // `reserve` only lengthens the `Vec`s, keeping the prefix when asked, and never fails.
-impl<T: Element> StorageMut for Grow<T> {
+impl<T: SparseValue> StorageMut for Grow<T> {
     fn parts_mut(&mut self) -> (&mut [T], &mut [u32]) {
         (&mut self.values, &mut self.indices)
     }

@@ -123,7 +123,7 @@ fn mark<T: TestNum>(i: usize, s: T, d: T) -> T {
 }
 
 /// Union structure of two masks, dense if either side is dense.
-fn union_count<T: Element>(m: &Pair<T>) -> usize {
+fn union_count<T: SparseValue>(m: &Pair<T>) -> usize {
     if m.a.is_dense() || m.b.is_dense() {
         return m.len();
     }

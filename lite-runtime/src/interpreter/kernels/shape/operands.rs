@@ -2,7 +2,7 @@
 //! small integer operands (begin, size, perm, dims) read from a constant at setup or from the
 //! tensor at invoke, and string outputs written into their byte budget.
 
-use tessera_core::strings::{EncodeError, encode_tflite};
+use tessera_core::strings::{TfliteEncodeError, encode_tflite};
 use zerocopy::{FromBytes, Immutable, IntoBytes};
 
 use crate::interpreter::{Desc, Eval, KernelError, MAX_DIMS};
@@ -119,12 +119,12 @@ where
     let dst = ctx.output_bytes(output)?;
     let budget = dst.len();
     let n = encode_tflite(strings, dst).map_err(|e| match e {
-        EncodeError::Capacity(c) => KernelError::StringBudget {
+        TfliteEncodeError::Capacity(c) => KernelError::StringBudget {
             output,
             needed: c.needed,
             budget,
         },
-        EncodeError::TooLarge { .. } => KernelError::StringBudget {
+        TfliteEncodeError::TooLarge { .. } => KernelError::StringBudget {
             output,
             needed: usize::MAX,
             budget,

@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use tessera_core::strings::{
-    EncodeError, StringTensorError, TfliteStrings, encode_tflite, tflite_encoded_len,
+    StringTensorError, TfliteEncodeError, TfliteStrings, encode_tflite, tflite_encoded_len,
 };
 use tessera_core::tstring::{StringHeap, TString, TStringError};
 
@@ -171,7 +171,7 @@ impl<'a, H: StringHeap> StringTensor<'a, H> {
     }
 
     /// Encodes the tensor as a TFLite string buffer into `out`; returns the bytes written.
-    pub fn encode_tflite(&self, out: &mut [u8]) -> Result<usize, EncodeError> {
+    pub fn encode_tflite(&self, out: &mut [u8]) -> Result<usize, TfliteEncodeError> {
         encode_tflite(self.as_slice(), out)
     }
 }

@@ -1,4 +1,4 @@
-//! What a vector may hold: [`Element`] for every value type (flags included), [`Numeric`] for
+//! What a vector may hold: [`SparseValue`] for every value type (flags included), [`Numeric`] for
 //! the arithmetic the math operations need, and [`Float`] for what only floats have.
 
 use core::fmt;
@@ -8,7 +8,7 @@ use core::fmt;
 /// Assignment is a full, independent copy (`Copy`), and `Default::default()` is the value of
 /// every implicit entry of a sparse vector ("zero"). Implemented for `f32`, `f64`, `i8`, `i16`,
 /// `i32`, `i64`, `u8`, `u16`, `u32`, `u64` and `bool` (flags).
-pub trait Element: Copy + Default + PartialEq + PartialOrd + fmt::Debug {
+pub trait SparseValue: Copy + Default + PartialEq + PartialOrd + fmt::Debug {
     /// Whether this equals the implicit value. For floats `-0.0` counts as zero and NaN does
     /// not; for flags it is `false`.
     fn is_default(&self) -> bool;
@@ -32,7 +32,7 @@ pub trait Element: Copy + Default + PartialEq + PartialOrd + fmt::Debug {
 /// sparse or dense representation or on the summation order (the property tests compare them
 /// exactly). Float arithmetic is IEEE with round-to-nearest, so sums taken in a different
 /// order may differ in the last bits; see the module documentation for the order used.
-pub trait Numeric: Element {
+pub trait Numeric: SparseValue {
     /// The additive identity, equal to `Self::default()`.
     const ZERO: Self;
     /// `self + other` (wrapping for integers).
@@ -58,7 +58,7 @@ pub trait Float: Numeric {
 
 macro_rules! int_element {
     ($($t:ty => $abs:expr),* $(,)?) => {$(
-        impl Element for $t {
+        impl SparseValue for $t {
             #[inline]
             fn is_default(&self) -> bool {
                 *self == 0
@@ -105,7 +105,7 @@ int_element! {
 
 macro_rules! float_element {
     ($($t:ty, $bits:ty, $sqrt:path, $fmax:path);* $(;)?) => {$(
-        impl Element for $t {
+        impl SparseValue for $t {
             #[inline]
             fn is_default(&self) -> bool {
                 *self == 0.0
@@ -163,7 +163,7 @@ float_element! {
     f64, u64, libm::sqrt, libm::fmax;
 }
 
-impl Element for bool {
+impl SparseValue for bool {
     #[inline]
     fn is_default(&self) -> bool {
         !*self
