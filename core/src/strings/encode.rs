@@ -76,7 +76,8 @@ where
 ///
 /// # Errors
 /// - [`TfliteEncodeError::TooLarge`] if the tensor would be longer than `i32::MAX` bytes.
-/// - [`TfliteEncodeError::Capacity`] if `out` is shorter than the tensor, with the exact size needed.
+/// - [`TfliteEncodeError::Capacity`] if `out` is shorter than the tensor, with the exact size
+///   needed.
 ///
 /// If cloning `strings` does not give the same sequence each time (a misbehaving `Clone`), the
 /// result is either a tensor of one of the sequences or [`TfliteEncodeError::Capacity`] comparing
