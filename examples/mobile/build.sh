@@ -16,6 +16,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
+mkdir -p target
 
 profile=dev
 dir=debug
@@ -33,14 +34,18 @@ if [ ${#targets[@]} -eq 0 ]; then
            aarch64-apple-ios aarch64-apple-ios-sim)
 fi
 
-installed=$(rustup target list --installed)
-missing=()
+# Targets whose standard library rustup cannot download (a mirror without it) are built with
+# nightly's -Zbuild-std from rust-src instead: slower, the same library.
+from_source=()
 for t in "${targets[@]}"; do
-  grep -qx "$t" <<<"$installed" || missing+=("$t")
+  rustup target list --installed | grep -qx "$t" && continue
+  if ! rustup target add "$t" 2>"target/mobile-rustup-$t.log"; then
+    echo "build.sh: rustup could not install $t's standard library; building it from source" \
+      "with nightly -Zbuild-std" >&2
+    rustup component add rust-src --toolchain nightly
+    from_source+=("$t")
+  fi
 done
-if [ ${#missing[@]} -gt 0 ]; then
-  rustup target add "${missing[@]}"
-fi
 host=$(rustc -vV | sed -n 's/^host: //p')
 nm="$(rustc --print sysroot)/lib/rustlib/$host/bin/llvm-nm"
 if [ ! -x "$nm" ]; then
@@ -59,7 +64,11 @@ status=0
 for t in "${targets[@]}"; do
   start=$SECONDS
   # --print native-static-libs: the system libraries an app must link with this library.
-  cargo rustc --quiet -p tessera-capi --lib --profile "$profile" --target "$t" \
+  cargo=(cargo rustc)
+  if printf '%s\n' "${from_source[@]:-}" | grep -qx "$t"; then
+    cargo=(cargo +nightly rustc -Zbuild-std=std,panic_abort)
+  fi
+  "${cargo[@]}" --quiet -p tessera-capi --lib --profile "$profile" --target "$t" \
     --crate-type staticlib -- --print native-static-libs 2>"target/mobile-$t.log" || {
     cat "target/mobile-$t.log" >&2
     exit 1

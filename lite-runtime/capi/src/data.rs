@@ -441,8 +441,8 @@ unsafe fn decode<K: Key>(
     if !disjoint(&regions) {
         return bad_argument(err, &Why::Overlap);
     }
-    // SAFETY (all three): each array is valid for its length (caller contract) and, checked
-    // above, overlaps neither the others nor the input.
+    // SAFETY: each array is valid for its length (caller contract) and, checked above,
+    // overlaps neither the others nor the input.
     let arrays = unsafe { array(ld, ld_len, "label_dense") }.and_then(|ld| {
         // SAFETY: as above.
         let o = unsafe { array(offsets, offsets_len, "row_offsets") }?;
