@@ -187,12 +187,16 @@ impl<K: Key, F: Format<K>> StreamReader<K, F> {
             match progress.status {
                 Status::BatchFull => return Ok(used),
                 Status::NeedMore { needed } if !cur.input.at_end() => {
-                    cur.input.fill(needed).map_err(DatasetError::io(path))?;
+                    // A closure: `DatasetError::io(path)` would copy the path on every
+                    // read, an allocation per chunk (the dataset_alloc test).
+                    cur.input
+                        .fill(needed)
+                        .map_err(|e| DatasetError::io(path)(e))?;
                 }
                 Status::NeedMore { .. } => self.finish_file()?,
                 Status::Done => {
                     // One more byte tells trailing garbage from the end of the file.
-                    cur.input.fill(1).map_err(DatasetError::io(path))?;
+                    cur.input.fill(1).map_err(|e| DatasetError::io(path)(e))?;
                     self.finish_file()?;
                 }
             }
