@@ -44,6 +44,8 @@ pub enum TesseraKeyType {
 
 /// A Norm decoder's state, in memory the caller owns (on the stack, in a struct, anywhere
 /// aligned to 8). Opaque: set it up with [`tessera_norm_decoder_init`], then leave it alone.
+/// It holds no pointer, to itself or anything else, so C may copy it (`memcpy`, assignment)
+/// to move it or to keep a checkpoint of where a stream was.
 #[repr(C)]
 pub struct TesseraNormDecoder {
     _private: [u64; 32],

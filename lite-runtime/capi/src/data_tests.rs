@@ -8,6 +8,7 @@ extern crate std;
 
 use core::mem::MaybeUninit;
 use core::ptr::{null, null_mut};
+use std::boxed::Box;
 use std::vec;
 use std::vec::Vec;
 
@@ -55,12 +56,22 @@ fn error() -> TesseraError {
     unsafe { MaybeUninit::<TesseraError>::zeroed().assume_init() }
 }
 
-fn decoder(key_type: u32) -> TesseraNormDecoder {
-    // SAFETY: an array of integers: all-zero bytes are valid; init writes its state.
-    let mut d = unsafe { MaybeUninit::<TesseraNormDecoder>::zeroed().assume_init() };
+/// A decoder's memory, kept in place: `init` writes a Rust value there whose padding bytes
+/// are uninitialised, which C may copy freely but a Rust by-value move of the `u64` array
+/// may not (Miri rightly calls that undefined behaviour).
+struct Dec(Box<MaybeUninit<TesseraNormDecoder>>);
+
+impl Dec {
+    fn p(&mut self) -> *mut TesseraNormDecoder {
+        self.0.as_mut_ptr()
+    }
+}
+
+fn decoder(key_type: u32) -> Dec {
+    let mut d = Dec(Box::new(MaybeUninit::zeroed()));
     let mut err = error();
-    // SAFETY: live locals.
-    let st = unsafe { tessera_norm_decoder_init(&mut d, &C, key_type, &mut err) };
+    // SAFETY: live memory of the decoder's size and alignment; live locals.
+    let st = unsafe { tessera_norm_decoder_init(d.p(), &C, key_type, &mut err) };
     assert_eq!(st, S::TESSERA_OK);
     d
 }
@@ -99,7 +110,7 @@ impl Arrays {
 }
 
 fn decode(
-    d: &mut TesseraNormDecoder,
+    d: *mut TesseraNormDecoder,
     input: &[u8],
     batch: &TesseraBatchU32,
     err: &mut TesseraError,
@@ -119,7 +130,7 @@ fn a_file_in_memory_decodes_batch_by_batch_into_caller_arrays() {
     let mut d = decoder(0);
     let mut a = Arrays::new(2);
     let mut err = error();
-    let (st, p) = decode(&mut d, &f, &a.batch(), &mut err);
+    let (st, p) = decode(d.p(), &f, &a.batch(), &mut err);
     assert_eq!(st, S::TESSERA_OK);
     assert_eq!(p.status, TesseraDecodeStatus::TESSERA_DECODE_BATCH_FULL);
     assert_eq!((p.samples, p.nnz, p.decoded), (2, 5, 2));
@@ -127,7 +138,7 @@ fn a_file_in_memory_decodes_batch_by_batch_into_caller_arrays() {
     assert_eq!(a.offsets, [0, 2, 3, 3, 5]);
     assert_eq!(a.keys[..5], [0, 2, 1, 1, 1]);
     let rest = &f[p.consumed..];
-    let (st, q) = decode(&mut d, rest, &a.batch(), &mut err);
+    let (st, q) = decode(d.p(), rest, &a.batch(), &mut err);
     assert_eq!(st, S::TESSERA_OK);
     assert_eq!(q.status, TesseraDecodeStatus::TESSERA_DECODE_DONE);
     assert_eq!((q.samples, q.nnz, q.decoded, q.skipped), (1, 1, 3, 0));
@@ -139,7 +150,7 @@ fn a_file_in_memory_decodes_batch_by_batch_into_caller_arrays() {
     // SAFETY: live locals.
     let st = unsafe {
         tessera_norm_decoder_finish(
-            &mut d,
+            d.p(),
             rest.as_ptr(),
             rest.len(),
             &mut decoded,
@@ -157,11 +168,11 @@ fn chunks_ask_for_the_bytes_the_next_record_needs() {
     let mut a = Arrays::new(4);
     let mut err = error();
     // The header alone (69 bytes framed), then one byte short of the first record.
-    let (st, p) = decode(&mut d, &f[..10], &a.batch(), &mut err);
+    let (st, p) = decode(d.p(), &f[..10], &a.batch(), &mut err);
     assert_eq!(st, S::TESSERA_OK);
     assert_eq!(p.status, TesseraDecodeStatus::TESSERA_DECODE_NEED_MORE);
     assert_eq!((p.consumed, p.needed, p.samples), (0, 69, 0));
-    let (_, p) = decode(&mut d, &f[..80], &a.batch(), &mut err);
+    let (_, p) = decode(d.p(), &f[..80], &a.batch(), &mut err);
     assert_eq!(p.consumed, 69);
     assert_eq!(p.status, TesseraDecodeStatus::TESSERA_DECODE_NEED_MORE);
     assert!(p.needed > 80 - 69);
@@ -169,7 +180,7 @@ fn chunks_ask_for_the_bytes_the_next_record_needs() {
     // SAFETY: live locals.
     let st = unsafe {
         tessera_norm_decoder_finish(
-            &mut d,
+            d.p(),
             f[69..80].as_ptr(),
             11,
             null_mut(),
@@ -189,7 +200,7 @@ fn a_flipped_byte_is_malformed_naming_the_sample_and_offset() {
     let mut d = decoder(0);
     let mut a = Arrays::new(4);
     let mut err = error();
-    let (st, _) = decode(&mut d, &f, &a.batch(), &mut err);
+    let (st, _) = decode(d.p(), &f, &a.batch(), &mut err);
     assert_eq!(st, S::TESSERA_MALFORMED);
     assert_eq!(err.sample, 2);
     assert!(err.byte_offset > 69);
@@ -219,7 +230,7 @@ fn arrays_too_small_say_the_bytes_needed() {
         keys: keys.as_mut_ptr(),
         keys_len: 1,
     };
-    let (st, _) = decode(&mut d, &f, &b, &mut err);
+    let (st, _) = decode(d.p(), &f, &b, &mut err);
     assert_eq!(st, S::TESSERA_BUFFER_TOO_SMALL);
     // The decoder stops at the first slot that does not fit (two keys): at least 8 bytes.
     assert_eq!(err.needed, 2 * 4);
@@ -229,7 +240,7 @@ fn arrays_too_small_say_the_bytes_needed() {
         row_offsets_len: 2,
         ..b
     };
-    let (st, _) = decode(&mut d, &f, &b, &mut err);
+    let (st, _) = decode(d.p(), &f, &b, &mut err);
     assert_eq!(st, S::TESSERA_BUFFER_TOO_SMALL);
     assert_eq!(err.needed, 2 * 4 + 3 * 4);
 }
@@ -256,7 +267,7 @@ fn misuse_is_refused_before_any_pointer_is_followed() {
         assert_eq!(st, S::TESSERA_BAD_ARGUMENT);
         // Set up for i64 keys, decoded as u32.
         let mut d = decoder(1);
-        let st = tessera_norm_decode_u32(&mut d, f.as_ptr(), f.len(), &b, p.as_mut_ptr(), &mut err);
+        let st = tessera_norm_decode_u32(d.p(), f.as_ptr(), f.len(), &b, p.as_mut_ptr(), &mut err);
         assert_eq!(st, S::TESSERA_BAD_ARGUMENT);
         // Nulls.
         let mut d = decoder(0);
@@ -269,23 +280,17 @@ fn misuse_is_refused_before_any_pointer_is_followed() {
             &mut err,
         );
         assert_eq!(st, S::TESSERA_NULL_ARGUMENT);
-        let st = tessera_norm_decode_u32(&mut d, null(), 4, &b, p.as_mut_ptr(), &mut err);
+        let st = tessera_norm_decode_u32(d.p(), null(), 4, &b, p.as_mut_ptr(), &mut err);
         assert_eq!(st, S::TESSERA_NULL_ARGUMENT);
-        let st = tessera_norm_decode_u32(
-            &mut d,
-            f.as_ptr(),
-            f.len(),
-            null(),
-            p.as_mut_ptr(),
-            &mut err,
-        );
+        let st =
+            tessera_norm_decode_u32(d.p(), f.as_ptr(), f.len(), null(), p.as_mut_ptr(), &mut err);
         assert_eq!(st, S::TESSERA_NULL_ARGUMENT);
         let nokeys = TesseraBatchU32 {
             keys: null_mut(),
             ..b
         };
         let st = tessera_norm_decode_u32(
-            &mut d,
+            d.p(),
             f.as_ptr(),
             f.len(),
             &nokeys,
@@ -300,7 +305,7 @@ fn misuse_is_refused_before_any_pointer_is_followed() {
             ..b
         };
         let st =
-            tessera_norm_decode_u32(&mut d, f.as_ptr(), f.len(), &odd, p.as_mut_ptr(), &mut err);
+            tessera_norm_decode_u32(d.p(), f.as_ptr(), f.len(), &odd, p.as_mut_ptr(), &mut err);
         assert_eq!(st, S::TESSERA_BAD_ARGUMENT);
         // Keys overlapping the offsets.
         let overlap = TesseraBatchU32 {
@@ -309,7 +314,7 @@ fn misuse_is_refused_before_any_pointer_is_followed() {
             ..b
         };
         let st = tessera_norm_decode_u32(
-            &mut d,
+            d.p(),
             f.as_ptr(),
             f.len(),
             &overlap,
@@ -340,7 +345,7 @@ fn misuse_is_refused_before_any_pointer_is_followed() {
             S::TESSERA_TOO_LARGE
         );
         // The decoder refused everything above without changing state: it still decodes.
-        let (st, p) = decode(&mut d, &f, &b, &mut err);
+        let (st, p) = decode(d.p(), &f, &b, &mut err);
         assert_eq!((st, p.samples), (S::TESSERA_OK, 2));
     }
 }
@@ -367,8 +372,7 @@ fn i64_keys_decode_through_their_own_function() {
     let mut p = MaybeUninit::<TesseraNormProgress>::uninit();
     let mut err = error();
     // SAFETY: live locals, disjoint.
-    let st =
-        unsafe { tessera_norm_decode_i64(&mut d, f.as_ptr(), n, &b, p.as_mut_ptr(), &mut err) };
+    let st = unsafe { tessera_norm_decode_i64(d.p(), f.as_ptr(), n, &b, p.as_mut_ptr(), &mut err) };
     assert_eq!(st, S::TESSERA_OK);
     // SAFETY: written on success.
     let p = unsafe { p.assume_init() };
@@ -403,11 +407,11 @@ proptest! {
         let mut d = decoder(0);
         let mut a = Arrays::new(4);
         let mut err = error();
-        let (st, p) = decode(&mut d, &f[..cut], &a.batch(), &mut err);
+        let (st, p) = decode(d.p(), &f[..cut], &a.batch(), &mut err);
         prop_assert!(matches!(st, S::TESSERA_OK | S::TESSERA_MALFORMED | S::TESSERA_BUFFER_TOO_SMALL));
         if st == S::TESSERA_OK {
             prop_assert!(p.samples <= 4 && p.consumed <= cut);
-            let (st2, q) = decode(&mut d, &f[p.consumed..], &a.batch(), &mut err);
+            let (st2, q) = decode(d.p(), &f[p.consumed..], &a.batch(), &mut err);
             prop_assert!(matches!(st2, S::TESSERA_OK | S::TESSERA_MALFORMED | S::TESSERA_BUFFER_TOO_SMALL));
             if flip.is_none() {
                 prop_assert_eq!(st2, S::TESSERA_OK);
