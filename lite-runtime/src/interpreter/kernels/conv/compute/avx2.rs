@@ -306,7 +306,8 @@ pub(crate) unsafe fn depthwise_i8(
 }
 
 /// DEPTHWISE_CONV_2D, float32, as `depthwise_f32_impl`: eight output channels at a time in
-/// a register, each lane summing its channel's taps in the portable order.
+/// a register, each lane summing its channel's taps in the portable order (the scratch
+/// accumulators go unused).
 ///
 /// # Safety
 /// The CPU must have AVX2.
@@ -327,14 +328,13 @@ pub(crate) unsafe fn depthwise_f32(
     let input = take(input, d.input_len())?;
     let filter = take(filter, d.f_h * d.f_w * d.out_c)?;
     let bias = bias.map(|b| take(b, d.out_c)).transpose()?;
-    let acc = take_mut(acc, d.out_c)?;
     let done = d.out_c / 8 * 8;
     let mut taps = [(0, 0); MAX_TAPS];
     let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
     for (b, w) in Windows::new(g)? {
         let taps = tap_offsets(g, &d, b, &w, &mut taps);
+        let y = pixels.next().ok_or(SHORT)?;
         for c0 in (0..done).step_by(8) {
-            let a8 = acc.get_mut(c0..c0 + 8).ok_or(SHORT)?;
             // SAFETY: AVX2 is enabled for this function.
             let mut s = unsafe { _mm256_setzero_ps() };
             for &(o, t) in taps {
@@ -365,26 +365,45 @@ pub(crate) unsafe fn depthwise_f32(
                 // SAFETY: AVX2 is enabled for this function (value intrinsics).
                 s = unsafe { _mm256_add_ps(s, _mm256_mul_ps(xv, kv)) };
             }
-            let a8: &mut [f32; 8] = a8.try_into().map_err(|_| SHORT)?;
-            // SAFETY: `a8` is 32 writable bytes, and `storeu` has no alignment requirement.
-            unsafe { _mm256_storeu_ps(a8.as_mut_ptr(), s) };
+            let bv = bias.map(|b| chunk(b, c0)).transpose()?;
+            let y8 = y.get_mut(c0..c0 + 8).ok_or(SHORT)?;
+            // SAFETY: AVX2 is enabled for this function.
+            unsafe { finish_f32(s, bv, g, y8.try_into().map_err(|_| SHORT)?) };
         }
         // The channels past the last block of eight, as the portable body.
         for c in done..d.out_c {
-            let a = acc.get_mut(c).ok_or(SHORT)?;
-            *a = 0.0;
+            let mut a = 0.0;
             for &(o, t) in taps {
                 let x = *input.get(o + c / dm).ok_or(SHORT)?;
-                *a += x * *filter.get(t * d.out_c + c).ok_or(SHORT)?;
+                a += x * *filter.get(t * d.out_c + c).ok_or(SHORT)?;
             }
-        }
-        let y = pixels.next().ok_or(SHORT)?;
-        for (c, (y, &a)) in y.iter_mut().zip(acc.iter()).enumerate() {
             let bv = bias.and_then(|b| b.get(c)).copied().unwrap_or(0.0);
-            *y = clamp(a + bv, g.lo, g.hi);
+            *y.get_mut(c).ok_or(SHORT)? = clamp(a + bv, g.lo, g.hi);
         }
     }
     Ok(())
+}
+
+/// Writes `clamp(s + bias, lo, hi)` to `y`, as the portable bodies' `clamp(s + bv, lo, hi)`:
+/// `maxps(lo, x)` is `x < lo ? lo : x` and `minps(hi, v)` is `hi < v ? hi : v`, NaN kept.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn finish_f32(s: __m256, bias: Option<&[f32; 8]>, g: &Geometry, y: &mut [f32; 8]) {
+    let b = match bias {
+        // SAFETY: AVX2 is enabled for this function.
+        Some(b) => unsafe { load_f32(b) },
+        // SAFETY: AVX2 is enabled for this function (value intrinsic).
+        None => unsafe { _mm256_setzero_ps() },
+    };
+    // SAFETY (value intrinsics only): AVX2 is enabled for this function.
+    let v = unsafe {
+        _mm256_min_ps(
+            _mm256_set1_ps(g.hi),
+            _mm256_max_ps(_mm256_set1_ps(g.lo), _mm256_add_ps(s, b)),
+        )
+    };
+    // SAFETY: `y` is 32 writable bytes, and `storeu` has no alignment requirement.
+    unsafe { _mm256_storeu_ps(y.as_mut_ptr(), v) };
 }
 
 /// The portable `dot_f32` of eight channels' lanes at once: lane `l` of `a[c]` holds channel
@@ -487,17 +506,10 @@ pub(crate) unsafe fn conv_f32(
                     *l = unsafe { _mm256_add_ps(*l, _mm256_mul_ps(xv, kv)) };
                 }
             }
-            let mut sums = [0.0f32; 8];
             let total = reduce8_f32!(lanes);
-            // SAFETY: `sums` is 32 writable bytes, and `storeu` has no alignment requirement.
-            unsafe { _mm256_storeu_ps(sums.as_mut_ptr(), total) };
-            for (c, (y, &s)) in y8.iter_mut().zip(&sums).enumerate() {
-                let bv = bias
-                    .and_then(|b| b.get(8 * blk + c))
-                    .copied()
-                    .unwrap_or(0.0);
-                *y = clamp(s + bv, g.lo, g.hi);
-            }
+            let bv = bias.map(|b| chunk(b, 8 * blk)).transpose()?;
+            // SAFETY: AVX2 is enabled for this function.
+            unsafe { finish_f32(total, bv, g, y8.try_into().map_err(|_| SHORT)?) };
         }
         for c in d.out_c / 8 * 8..d.out_c {
             let k = filter.get(c * row..(c + 1) * row).ok_or(SHORT)?;
