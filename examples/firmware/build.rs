@@ -38,10 +38,11 @@ fn main() {
     ] {
         println!("cargo:rerun-if-changed=../../tests/fixtures/models/{f}");
     }
-    // The size-only variants (`framework`, `baseline`) link none of the checked work.
+    // The size-only variants (`framework`, `keyword`, `baseline`) link none of the checked work.
     println!("cargo::rustc-check-cfg=cfg(size_only)");
-    if env::var_os("CARGO_FEATURE_FRAMEWORK").is_some()
-        || env::var_os("CARGO_FEATURE_BASELINE").is_some()
+    if ["FRAMEWORK", "KEYWORD", "BASELINE"]
+        .iter()
+        .any(|f| env::var_os(format!("CARGO_FEATURE_{f}")).is_some())
     {
         println!("cargo:rustc-cfg=size_only");
     }

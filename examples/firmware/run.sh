@@ -9,15 +9,16 @@
 #     heap       + embedded-alloc: LARGE TStrings and tessera-alloc's owned types
 #     defmt      + defmt over semihosting, decoded on the host by defmt-print
 #     framework  only the loader, planner and interpreter, no kernel (for its size)
-#     baseline   no tessera: the runtime alone, what framework is measured from
+#     keyword    the framework and the KWS network's five kernels alone (for their size)
+#     baseline   no tessera: the runtime alone, what framework and keyword are measured from
 set -euo pipefail
 cd "$(dirname "$0")"
 variant=${1:-noheap}
 variant=${variant// /}
 case "$variant" in
   noheap) features=() ;;
-  heap | defmt | framework | baseline) features=(--features "$variant") ;;
-  *) echo "unknown variant '$variant' (known: noheap heap defmt framework baseline)" >&2; exit 2 ;;
+  heap | defmt | framework | keyword | baseline) features=(--features "$variant") ;;
+  *) echo "unknown variant '$variant' (known: noheap heap defmt framework keyword baseline)" >&2; exit 2 ;;
 esac
 
 rustup target add thumbv7em-none-eabihf >/dev/null 2>&1 || true

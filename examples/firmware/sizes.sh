@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds every firmware variant (release: opt-level "s", LTO, panic = "abort") and prints
-# the bytes of its .text .rodata .data .bss as a Markdown table; then the framework's cost,
-# measured as TensorFlow Lite Micro measures its own (the framework variant minus the
-# baseline variant), and the framework variant's flash split by symbol (`nm -S`).
+# the bytes of its .text .rodata .data .bss as a Markdown table; then the framework's cost
+# and the keyword-spotting network's, measured as TensorFlow Lite Micro measures its own
+# (the framework or keyword variant minus the baseline variant), and the framework
+# variant's flash split by symbol (`nm -S`).
 #   examples/firmware/sizes.sh
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -17,7 +18,7 @@ sections() { # VARIANT -> "text rodata data bss"
 
 echo "| variant | .text | .rodata | .data | .bss |"
 echo "| --- | ---: | ---: | ---: | ---: |"
-for variant in noheap heap defmt baseline framework; do
+for variant in noheap heap defmt baseline keyword framework; do
   if [ "$variant" = noheap ]; then features=(); else features=(--features "$variant"); fi
   cargo build --release --quiet "${features[@]}"
   read -r t r d b < <(sections)
@@ -32,6 +33,10 @@ done
   echo
   echo "framework - baseline: .text $text, .rodata $rodata (the model's $model_bytes bytes" \
     "left out), flash $((text + rodata))"
+  text=$((keyword_text - baseline_text))
+  rodata=$((keyword_rodata - baseline_rodata - model_bytes))
+  echo "keyword - baseline: .text $text, .rodata $rodata (the model's $model_bytes bytes" \
+    "left out, its 490-byte input in), flash $((text + rodata))"
 }
 
 # The framework variant was built last. Its flash by symbol (`nm -t d`: decimal sizes).

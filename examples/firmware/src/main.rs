@@ -12,23 +12,26 @@
 //! - `heap`: adds `embedded-alloc` and a string model fed LARGE `TString`s ([`strings_job`]);
 //! - `defmt`: adds defmt over semihosting and logs a tessera-core error with `defmt::Format`;
 //! - `framework`: only the loader, planner and interpreter, no kernel, to measure their size;
+//! - `keyword`: the framework and the keyword-spotting network's five kernels alone, running
+//!   it once (the size to set beside TensorFlow Lite Micro's keyword benchmark);
 //! - `baseline`: none of tessera, only the runtime and one printed line, the size that
-//!   `framework` is measured from (as TensorFlow Lite Micro measures its own framework).
+//!   `framework` and `keyword` are measured from (as TensorFlow Lite Micro measures its own).
 //!
-//! The last two are "size-only" variants (`cfg(size_only)`, set by `build.rs`).
+//! The last three are "size-only" variants (`cfg(size_only)`, set by `build.rs`).
 #![no_std]
 #![no_main]
 
 // The size-only variants measure one thing each: nothing else may be linked beside them.
-#[cfg(all(
-    any(feature = "framework", feature = "baseline"),
-    any(
-        feature = "heap",
-        feature = "defmt",
-        all(feature = "framework", feature = "baseline")
-    )
+#[cfg(any(
+    all(
+        any(feature = "framework", feature = "keyword", feature = "baseline"),
+        any(feature = "heap", feature = "defmt")
+    ),
+    all(feature = "framework", feature = "keyword"),
+    all(feature = "framework", feature = "baseline"),
+    all(feature = "keyword", feature = "baseline"),
 ))]
-compile_error!("the `framework` and `baseline` variants build alone");
+compile_error!("the size-only variants (`framework`, `keyword`, `baseline`) build alone");
 
 #[macro_use]
 mod say;
@@ -43,6 +46,8 @@ mod framework;
 mod heap;
 #[cfg(not(size_only))]
 mod job;
+#[cfg(feature = "keyword")]
+mod keyword;
 #[cfg(not(feature = "baseline"))]
 mod kws;
 #[cfg(feature = "heap")]
@@ -72,6 +77,9 @@ fn main() -> ! {
 
     #[cfg(feature = "framework")]
     exit(framework::run());
+
+    #[cfg(feature = "keyword")]
+    exit(keyword::run());
 
     #[cfg(feature = "baseline")]
     {
