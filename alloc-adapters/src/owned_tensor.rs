@@ -2,10 +2,11 @@
 //! batches ([`OwnedTensor::resize`] keeps the capacity).
 
 use alloc::vec::Vec;
-use core::fmt;
 use core::ops::Deref;
 
-use tessera_core::tensor::{Element, Layout, TensorBase, TensorError, TensorView, TensorViewMut};
+use tessera_core::tensor::{
+    Element, InvalidTensor, Layout, TensorBase, TensorError, TensorView, TensorViewMut,
+};
 use tessera_core::view::{ViewError, ViewIndex};
 
 /// A row-major tensor that owns its elements. Read-only methods (`shape`, `iter`, `view`,
@@ -28,22 +29,8 @@ pub struct OwnedTensor<T: Element> {
     inner: TensorBase<Vec<T>, T>,
 }
 
-/// [`OwnedTensor::from_vec`] failed: the elements come back with the reason.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FromVecError<T> {
-    /// The elements that were given.
-    pub data: Vec<T>,
-    /// Why they do not fit the shape.
-    pub error: TensorError,
-}
-
-impl<T> fmt::Display for FromVecError<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.error.fmt(f)
-    }
-}
-
-impl<T: fmt::Debug> core::error::Error for FromVecError<T> {}
+/// [`OwnedTensor::from_vec`] failed: the elements (`data`) come back with the reason (`error`).
+pub type FromVecError<T> = InvalidTensor<Vec<T>>;
 
 impl<T: Element> OwnedTensor<T> {
     /// A tensor of `shape` filled with `T::default()` (zero, `false`).
@@ -63,9 +50,7 @@ impl<T: Element> OwnedTensor<T> {
     /// Errors: [`FromVecError`] with the elements and the reason (those of
     /// [`TensorBase::new`]).
     pub fn from_vec(data: Vec<T>, shape: &[usize]) -> Result<Self, FromVecError<T>> {
-        TensorBase::try_new(data, shape)
-            .map(|inner| Self { inner })
-            .map_err(|(data, error)| FromVecError { data, error })
+        TensorBase::try_new(data, shape).map(|inner| Self { inner })
     }
 
     /// A contiguous copy of any tensor or view.
@@ -73,7 +58,7 @@ impl<T: Element> OwnedTensor<T> {
         let data: Vec<T> = src.iter().copied().collect();
         // Cannot fail (same shape, as many elements); flat if it somehow did.
         let inner =
-            TensorBase::try_new(data, src.shape()).unwrap_or_else(|(d, _)| TensorBase::flat(d));
+            TensorBase::try_new(data, src.shape()).unwrap_or_else(|e| TensorBase::flat(e.data));
         Self { inner }
     }
 
@@ -87,7 +72,7 @@ impl<T: Element> OwnedTensor<T> {
         let (mut data, _) = inner.into_parts();
         data.resize(layout.len(), T::default());
         // Cannot fail (just sized); flat if it somehow did.
-        self.inner = TensorBase::try_new(data, shape).unwrap_or_else(|(d, _)| TensorBase::flat(d));
+        self.inner = TensorBase::try_new(data, shape).unwrap_or_else(|e| TensorBase::flat(e.data));
         Ok(())
     }
 

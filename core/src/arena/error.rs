@@ -88,7 +88,16 @@ impl fmt::Display for ArenaError {
     }
 }
 
-impl core::error::Error for ArenaError {}
+impl core::error::Error for ArenaError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            ArenaError::Memory(e) | ArenaError::Slots(e) => Some(e),
+            ArenaError::Tensor(e) => Some(e),
+            ArenaError::Plan(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 impl From<TensorError> for ArenaError {
     fn from(e: TensorError) -> Self {
@@ -109,10 +118,17 @@ impl From<PlanError> for ArenaError {
 /// returning [`ArenaError`] (or `.map_err(ArenaError::from)`) drops the memory and keeps the
 /// reason.
 pub struct AllocateError<M> {
-    /// The memory that was given.
-    pub memory: M,
     /// Why it was refused.
     pub error: ArenaError,
+    /// The memory that was given.
+    pub memory: M,
+}
+
+impl<M> AllocateError<M> {
+    /// The memory back.
+    pub fn into_memory(self) -> M {
+        self.memory
+    }
 }
 
 impl<M> fmt::Display for AllocateError<M> {
@@ -129,8 +145,11 @@ impl<M> fmt::Debug for AllocateError<M> {
     }
 }
 
-// No `source`: the message is the reason's already.
-impl<M> core::error::Error for AllocateError<M> {}
+impl<M> core::error::Error for AllocateError<M> {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
 
 impl<M> From<AllocateError<M>> for ArenaError {
     /// The reason, without the memory.

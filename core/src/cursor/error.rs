@@ -91,4 +91,13 @@ impl fmt::Display for CursorError {
     }
 }
 
-impl core::error::Error for CursorError {}
+impl core::error::Error for CursorError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            CursorError::Vector(e) => Some(e),
+            CursorError::String(e) => Some(e),
+            CursorError::Capacity(e) => Some(e),
+            _ => None,
+        }
+    }
+}

@@ -239,6 +239,13 @@ pub struct CommitError<'a, S: StorageMut> {
     pub editor: Editor<'a, S>,
 }
 
+impl<'a, S: StorageMut> CommitError<'a, S> {
+    /// The editor back.
+    pub fn into_editor(self) -> Editor<'a, S> {
+        self.editor
+    }
+}
+
 impl<S: StorageMut> fmt::Debug for CommitError<'_, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CommitError")
@@ -253,8 +260,11 @@ impl<S: StorageMut> fmt::Display for CommitError<'_, S> {
     }
 }
 
-// No `source`: the message includes the reason already.
-impl<S: StorageMut> core::error::Error for CommitError<'_, S> {}
+impl<S: StorageMut> core::error::Error for CommitError<'_, S> {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
 
 impl<S: StorageMut> From<CommitError<'_, S>> for SparseError {
     /// The reason, without the editor.

@@ -146,7 +146,14 @@ impl fmt::Display for SparseError {
     }
 }
 
-impl core::error::Error for SparseError {}
+impl core::error::Error for SparseError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            SparseError::Capacity(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 /// A failed construction: the reason and the storage, returned untouched so that nothing the
 /// caller handed in is lost (the `try_new` of sprs would have panicked).
@@ -183,8 +190,11 @@ impl<S> fmt::Display for InvalidVBuffer<S> {
     }
 }
 
-// No `source`: the message includes the reason already.
-impl<S> core::error::Error for InvalidVBuffer<S> {}
+impl<S> core::error::Error for InvalidVBuffer<S> {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
 
 impl<S> From<InvalidVBuffer<S>> for SparseError {
     /// The reason, without the storage.

@@ -4,7 +4,7 @@
 use core::marker::PhantomData;
 
 use super::iter::Iter;
-use super::{DType, Element, Layout, TensorError};
+use super::{DType, Element, InvalidTensor, Layout, TensorError};
 
 /// A dense tensor of `T` in storage `S` (anything that is `AsRef<[T]>`; `AsMut<[T]>` to
 /// write), with a [`Layout`] checked once, at construction, to fit the storage.
@@ -54,18 +54,18 @@ impl<S: AsRef<[T]>, T: Element> TensorBase<S, T> {
     /// [`new`](Self::new), giving the storage back with the reason on failure.
     ///
     /// Errors: as [`new`](Self::new).
-    pub fn try_new(data: S, shape: &[usize]) -> Result<Self, (S, TensorError)> {
+    pub fn try_new(data: S, shape: &[usize]) -> Result<Self, InvalidTensor<S>> {
         let layout = match Layout::contiguous(shape) {
             Ok(l) => l,
-            Err(e) => return Err((data, e)),
+            Err(error) => return Err(InvalidTensor { error, data }),
         };
         let len = data.as_ref().len();
         if len != layout.len() {
-            let e = TensorError::LengthMismatch {
+            let error = TensorError::LengthMismatch {
                 needed: layout.len(),
                 len,
             };
-            return Err((data, e));
+            return Err(InvalidTensor { error, data });
         }
         Ok(Self::from_trusted(data, layout))
     }

@@ -140,3 +140,50 @@ impl fmt::Display for TensorError {
 }
 
 impl core::error::Error for TensorError {}
+
+/// A tensor that could not be made over some storage: the reason and the storage, returned
+/// untouched (the shape every error that hands its input back has: `error`, then the input).
+///
+/// `Debug` shows the reason only, so it is an error for any storage; `?` into a function
+/// returning [`TensorError`] (or `.map_err(TensorError::from)`) drops the storage.
+#[derive(Clone, PartialEq)]
+pub struct InvalidTensor<S> {
+    /// Why the storage does not fit the shape.
+    pub error: TensorError,
+    /// The storage that was passed in.
+    pub data: S,
+}
+
+impl<S> InvalidTensor<S> {
+    /// The storage back.
+    pub fn into_data(self) -> S {
+        self.data
+    }
+}
+
+impl<S> fmt::Debug for InvalidTensor<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("InvalidTensor")
+            .field("error", &self.error)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S> fmt::Display for InvalidTensor<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid tensor: {}", self.error)
+    }
+}
+
+impl<S> core::error::Error for InvalidTensor<S> {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
+
+impl<S> From<InvalidTensor<S>> for TensorError {
+    /// The reason, without the storage.
+    fn from(e: InvalidTensor<S>) -> Self {
+        e.error
+    }
+}

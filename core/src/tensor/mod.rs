@@ -43,7 +43,7 @@ pub use bag::{TensorBag, TensorBagMut};
 pub(crate) use bag::{cast_slice, cast_slice_mut};
 pub use base::{TensorBase, TensorView, TensorViewMut};
 pub use dtype::{Arithmetic, DType, Element};
-pub use error::TensorError;
+pub use error::{InvalidTensor, TensorError};
 pub use iter::Iter;
 pub use layout::{Layout, MAX_RANK};
 

@@ -331,3 +331,13 @@ proptest! {
         prop_assert_eq!(&other, &data);
     }
 }
+
+#[test]
+fn try_new_hands_the_storage_back_with_the_reason_as_source() {
+    use std::string::ToString;
+    let e = TensorBase::<_, u8>::try_new(vec![1u8, 2, 3], &[2, 2]).unwrap_err();
+    assert_eq!(e.error, TensorError::LengthMismatch { needed: 4, len: 3 });
+    let reason = std::error::Error::source(&e).expect("the reason is the source");
+    assert_eq!(reason.to_string(), e.error.to_string());
+    assert_eq!(e.into_data(), vec![1, 2, 3]);
+}

@@ -111,7 +111,15 @@ impl fmt::Display for OffsetError {
     }
 }
 
-impl core::error::Error for OffsetError {}
+impl core::error::Error for OffsetError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            OffsetError::Capacity(e) => Some(e),
+            OffsetError::Tflite(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 impl From<CapacityError> for OffsetError {
     fn from(e: CapacityError) -> Self {

@@ -174,5 +174,12 @@ impl From<IndexDecodeError> for ViewError {
     }
 }
 
-impl core::error::Error for ViewError {}
+impl core::error::Error for ViewError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            ViewError::Encoding(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 impl core::error::Error for IndexDecodeError {}

@@ -344,10 +344,15 @@ fn errors_that_hand_buffers_back_convert_to_their_reason() {
         VBuffer::try_new(2, 1, Inline::<f64, 2>::from_slices(&[1.0], &[5]).unwrap())?;
         Ok(())
     }
-    assert!(
-        boxed()
-            .unwrap_err()
-            .to_string()
-            .contains("invalid sparse vector")
-    );
+    let e = boxed().unwrap_err();
+    assert!(e.to_string().contains("invalid sparse vector"));
+    // The reason is the source, and a wrapped capacity error is the reason's.
+    let reason = e.source().expect("the reason is the source");
+    assert!(reason.to_string().starts_with("index 5"), "{reason}");
+    let full = SparseError::Capacity(crate::CapacityError {
+        needed: 3,
+        available: 2,
+    });
+    let inner = std::error::Error::source(&full).expect("the capacity error");
+    assert_eq!(inner.to_string(), "buffer too small: 3 needed, 2 available");
 }
