@@ -183,7 +183,7 @@ pub unsafe extern "C" fn tessera_model_arena_size(
     arena_size: *mut usize,
     err: *mut TesseraError,
 ) -> TesseraStatus {
-    // SAFETY: caller contract.
+    // SAFETY: `model` is null or readable for `model_len` bytes, unchanged until deinit (caller).
     let Some(bytes) = (unsafe { bytes(model, model_len) }) else {
         return TesseraStatus::TESSERA_NULL_ARGUMENT;
     };
@@ -194,7 +194,7 @@ pub unsafe extern "C" fn tessera_model_arena_size(
         Ok(m) => m,
         Err(e) => {
             let (s, r) = model_error(&e);
-            // SAFETY: caller contract.
+            // SAFETY: `err` is null or writable (caller).
             unsafe { report(err, r) };
             return s;
         }
@@ -205,13 +205,13 @@ pub unsafe extern "C" fn tessera_model_arena_size(
     let mut plan = vec![PlanBuffer::new(0, 1, Lifetime::ALWAYS); entries];
     match Interpreter::required_with(&model, &AllOps, &options(string_bytes), &mut plan) {
         Ok(n) => {
-            // SAFETY: checked non-null; caller contract.
+            // SAFETY: `arena_size` is non-null (checked) and writable (caller).
             unsafe { arena_size.write(n) };
             TesseraStatus::TESSERA_OK
         }
         Err(e) => {
             let (s, r) = interpreter_error(&e);
-            // SAFETY: caller contract.
+            // SAFETY: `err` is null or writable (caller).
             unsafe { report(err, r) };
             s
         }
@@ -245,7 +245,7 @@ pub unsafe extern "C" fn tessera_interpreter_init(
             &mut r,
             &"interpreter memory is not aligned to tessera_interpreter_align()",
         );
-        // SAFETY: caller contract.
+        // SAFETY: `err` is null or writable (caller).
         unsafe { report(err, r) };
         return TesseraStatus::TESSERA_BAD_ARGUMENT;
     }
@@ -259,7 +259,7 @@ pub unsafe extern "C" fn tessera_interpreter_init(
         Ok(m) => m,
         Err(e) => {
             let (s, r) = model_error(&e);
-            // SAFETY: caller contract.
+            // SAFETY: `err` is null or writable (caller).
             unsafe { report(err, r) };
             return s;
         }
@@ -272,7 +272,7 @@ pub unsafe extern "C" fn tessera_interpreter_init(
         }
         Err(e) => {
             let (s, r) = interpreter_error(&e);
-            // SAFETY: caller contract.
+            // SAFETY: `err` is null or writable (caller).
             unsafe { report(err, r) };
             s
         }
@@ -314,7 +314,7 @@ pub unsafe extern "C" fn tessera_interpreter_deinit(interp: *mut TesseraInterpre
 pub unsafe extern "C" fn tessera_interpreter_arena_used(
     interp: *const TesseraInterpreter,
 ) -> usize {
-    // SAFETY: caller contract.
+    // SAFETY: `interp` is null or a live interpreter (caller).
     unsafe { get(interp) }.map_or(0, Interp::arena_used_bytes)
 }
 
@@ -326,7 +326,7 @@ pub unsafe extern "C" fn tessera_interpreter_arena_used(
 pub unsafe extern "C" fn tessera_interpreter_input_count(
     interp: *const TesseraInterpreter,
 ) -> usize {
-    // SAFETY: caller contract.
+    // SAFETY: `interp` is null or a live interpreter (caller).
     unsafe { get(interp) }.map_or(0, Interp::input_count)
 }
 
@@ -338,7 +338,7 @@ pub unsafe extern "C" fn tessera_interpreter_input_count(
 pub unsafe extern "C" fn tessera_interpreter_output_count(
     interp: *const TesseraInterpreter,
 ) -> usize {
-    // SAFETY: caller contract.
+    // SAFETY: `interp` is null or a live interpreter (caller).
     unsafe { get(interp) }.map_or(0, Interp::output_count)
 }
 
@@ -371,7 +371,7 @@ pub unsafe extern "C" fn tessera_interpreter_input_info(
     i: usize,
     out: *mut TesseraTensorInfo,
 ) -> TesseraStatus {
-    // SAFETY: caller contract.
+    // SAFETY: `interp` is null or a live interpreter (caller).
     let Some(it) = (unsafe { get(interp) }) else {
         return TesseraStatus::TESSERA_NULL_ARGUMENT;
     };
@@ -380,7 +380,7 @@ pub unsafe extern "C" fn tessera_interpreter_input_info(
     }
     match it.input_tensor(i).ok().and_then(|t| info(it, t)) {
         Some(x) => {
-            // SAFETY: checked non-null; caller contract.
+            // SAFETY: `out` is non-null (checked) and writable (caller).
             unsafe { out.write(x) };
             TesseraStatus::TESSERA_OK
         }
@@ -398,7 +398,7 @@ pub unsafe extern "C" fn tessera_interpreter_output_info(
     j: usize,
     out: *mut TesseraTensorInfo,
 ) -> TesseraStatus {
-    // SAFETY: caller contract.
+    // SAFETY: `interp` is null or a live interpreter (caller).
     let Some(it) = (unsafe { get(interp) }) else {
         return TesseraStatus::TESSERA_NULL_ARGUMENT;
     };
@@ -407,7 +407,7 @@ pub unsafe extern "C" fn tessera_interpreter_output_info(
     }
     match it.output_tensor(j).ok().and_then(|t| info(it, t)) {
         Some(x) => {
-            // SAFETY: checked non-null; caller contract.
+            // SAFETY: `out` is non-null (checked) and writable (caller).
             unsafe { out.write(x) };
             TesseraStatus::TESSERA_OK
         }
@@ -424,8 +424,11 @@ pub unsafe extern "C" fn tessera_interpreter_input_index(
     interp: *const TesseraInterpreter,
     name: *const c_char,
 ) -> i64 {
-    // SAFETY: caller contract.
-    let (Some(it), Some(name)) = (unsafe { get(interp) }, unsafe { c_str(name) }) else {
+    // SAFETY: `interp` is null or a live interpreter (caller).
+    let it = unsafe { get(interp) };
+    // SAFETY: `name` is null or NUL-terminated (caller).
+    let name = unsafe { c_str(name) };
+    let (Some(it), Some(name)) = (it, name) else {
         return -1;
     };
     it.input_by_name(name).map_or(-1, |i| i as i64)
@@ -440,8 +443,11 @@ pub unsafe extern "C" fn tessera_interpreter_output_index(
     interp: *const TesseraInterpreter,
     name: *const c_char,
 ) -> i64 {
-    // SAFETY: caller contract.
-    let (Some(it), Some(name)) = (unsafe { get(interp) }, unsafe { c_str(name) }) else {
+    // SAFETY: `interp` is null or a live interpreter (caller).
+    let it = unsafe { get(interp) };
+    // SAFETY: `name` is null or NUL-terminated (caller).
+    let name = unsafe { c_str(name) };
+    let (Some(it), Some(name)) = (it, name) else {
         return -1;
     };
     it.output_by_name(name).map_or(-1, |i| i as i64)
@@ -469,7 +475,8 @@ pub unsafe extern "C" fn tessera_interpreter_input_data(
     data: *mut *mut u8,
     len: *mut usize,
 ) -> TesseraStatus {
-    // SAFETY: caller contract.
+    // SAFETY: `interp` is null or a live interpreter, not otherwise borrowed during this
+    // call (caller).
     let Some(it) = (unsafe { get_mut(interp) }) else {
         return TesseraStatus::TESSERA_NULL_ARGUMENT;
     };
@@ -478,9 +485,9 @@ pub unsafe extern "C" fn tessera_interpreter_input_data(
     }
     match it.input_bytes_mut(i) {
         Ok(b) => {
-            // SAFETY: checked non-null; caller contract.
+            // SAFETY: `data` is non-null (checked) and writable (caller).
             unsafe { data.write(b.as_mut_ptr()) };
-            // SAFETY: checked non-null; caller contract.
+            // SAFETY: `len` is non-null (checked) and writable (caller).
             unsafe { len.write(b.len()) };
             TesseraStatus::TESSERA_OK
         }
@@ -504,7 +511,8 @@ pub unsafe extern "C" fn tessera_interpreter_set_input_strings(
     n: usize,
     err: *mut TesseraError,
 ) -> TesseraStatus {
-    // SAFETY: caller contract.
+    // SAFETY: `interp` is null or a live interpreter, not otherwise borrowed during this
+    // call (caller).
     let Some(it) = (unsafe { get_mut(interp) }) else {
         return TesseraStatus::TESSERA_NULL_ARGUMENT;
     };
@@ -534,7 +542,7 @@ pub unsafe extern "C" fn tessera_interpreter_set_input_strings(
         Ok(()) => TesseraStatus::TESSERA_OK,
         Err(e) => {
             let (s, r) = interpreter_error(&e);
-            // SAFETY: caller contract.
+            // SAFETY: `err` is null or writable (caller).
             unsafe { report(err, r) };
             s
         }
@@ -551,7 +559,8 @@ pub unsafe extern "C" fn tessera_interpreter_invoke(
     interp: *mut TesseraInterpreter,
     err: *mut TesseraError,
 ) -> TesseraStatus {
-    // SAFETY: caller contract.
+    // SAFETY: `interp` is null or a live interpreter, not otherwise borrowed during this
+    // call (caller).
     let Some(it) = (unsafe { get_mut(interp) }) else {
         return TesseraStatus::TESSERA_NULL_ARGUMENT;
     };
@@ -559,7 +568,7 @@ pub unsafe extern "C" fn tessera_interpreter_invoke(
         Ok(()) => TesseraStatus::TESSERA_OK,
         Err(e) => {
             let (s, r) = interpreter_error(&e);
-            // SAFETY: caller contract.
+            // SAFETY: `err` is null or writable (caller).
             unsafe { report(err, r) };
             s
         }
@@ -578,7 +587,7 @@ pub unsafe extern "C" fn tessera_interpreter_output_data(
     data: *mut *const u8,
     len: *mut usize,
 ) -> TesseraStatus {
-    // SAFETY: caller contract.
+    // SAFETY: `interp` is null or a live interpreter (caller).
     let Some(it) = (unsafe { get(interp) }) else {
         return TesseraStatus::TESSERA_NULL_ARGUMENT;
     };
@@ -587,9 +596,9 @@ pub unsafe extern "C" fn tessera_interpreter_output_data(
     }
     match it.output_bytes(j) {
         Ok(b) => {
-            // SAFETY: checked non-null; caller contract.
+            // SAFETY: `data` is non-null (checked) and writable (caller).
             unsafe { data.write(b.as_ptr()) };
-            // SAFETY: checked non-null; caller contract.
+            // SAFETY: `len` is non-null (checked) and writable (caller).
             unsafe { len.write(b.len()) };
             TesseraStatus::TESSERA_OK
         }
@@ -607,7 +616,7 @@ pub unsafe extern "C" fn tessera_interpreter_output_string_count(
     j: usize,
     count: *mut usize,
 ) -> TesseraStatus {
-    // SAFETY: caller contract.
+    // SAFETY: `interp` is null or a live interpreter (caller).
     let Some(it) = (unsafe { get(interp) }) else {
         return TesseraStatus::TESSERA_NULL_ARGUMENT;
     };
@@ -616,7 +625,7 @@ pub unsafe extern "C" fn tessera_interpreter_output_string_count(
     }
     match it.output_strings(j) {
         Ok(s) => {
-            // SAFETY: checked non-null; caller contract.
+            // SAFETY: `count` is non-null (checked) and writable (caller).
             unsafe { count.write(s.len()) };
             TesseraStatus::TESSERA_OK
         }
@@ -637,7 +646,7 @@ pub unsafe extern "C" fn tessera_interpreter_output_string(
     data: *mut *const u8,
     len: *mut usize,
 ) -> TesseraStatus {
-    // SAFETY: caller contract.
+    // SAFETY: `interp` is null or a live interpreter (caller).
     let Some(it) = (unsafe { get(interp) }) else {
         return TesseraStatus::TESSERA_NULL_ARGUMENT;
     };
@@ -646,9 +655,9 @@ pub unsafe extern "C" fn tessera_interpreter_output_string(
     }
     match it.output_strings(j).ok().and_then(|s| s.get(k)) {
         Some(s) => {
-            // SAFETY: checked non-null; caller contract.
+            // SAFETY: `data` is non-null (checked) and writable (caller).
             unsafe { data.write(s.as_ptr()) };
-            // SAFETY: checked non-null; caller contract.
+            // SAFETY: `len` is non-null (checked) and writable (caller).
             unsafe { len.write(s.len()) };
             TesseraStatus::TESSERA_OK
         }
