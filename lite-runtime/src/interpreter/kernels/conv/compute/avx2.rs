@@ -75,19 +75,25 @@ unsafe fn load_f32(s: &[f32; 8]) -> __m256 {
 macro_rules! reduce8_i32 {
     ($a:expr) => {{
         let a = $a;
-        // SAFETY (value intrinsics only): the enclosing function has AVX2.
-        unsafe {
-            let h01 = _mm256_hadd_epi32(a[0], a[1]);
-            let h23 = _mm256_hadd_epi32(a[2], a[3]);
-            let h45 = _mm256_hadd_epi32(a[4], a[5]);
-            let h67 = _mm256_hadd_epi32(a[6], a[7]);
-            // [s0, s1, s2, s3 | s0', s1', s2', s3'] with s' the upper halves' sums.
-            let h0123 = _mm256_hadd_epi32(h01, h23);
-            let h4567 = _mm256_hadd_epi32(h45, h67);
-            let lo = _mm256_permute2x128_si256::<0x20>(h0123, h4567);
-            let hi = _mm256_permute2x128_si256::<0x31>(h0123, h4567);
-            _mm256_add_epi32(lo, hi)
-        }
+        // SAFETY: the enclosing function has AVX2.
+        let h01 = unsafe { _mm256_hadd_epi32(a[0], a[1]) };
+        // SAFETY: the enclosing function has AVX2.
+        let h23 = unsafe { _mm256_hadd_epi32(a[2], a[3]) };
+        // SAFETY: the enclosing function has AVX2.
+        let h45 = unsafe { _mm256_hadd_epi32(a[4], a[5]) };
+        // SAFETY: the enclosing function has AVX2.
+        let h67 = unsafe { _mm256_hadd_epi32(a[6], a[7]) };
+        // [s0, s1, s2, s3 | s0', s1', s2', s3'] with s' the upper halves' sums.
+        // SAFETY: the enclosing function has AVX2.
+        let h0123 = unsafe { _mm256_hadd_epi32(h01, h23) };
+        // SAFETY: the enclosing function has AVX2.
+        let h4567 = unsafe { _mm256_hadd_epi32(h45, h67) };
+        // SAFETY: the enclosing function has AVX2.
+        let lo = unsafe { _mm256_permute2x128_si256::<0x20>(h0123, h4567) };
+        // SAFETY: the enclosing function has AVX2.
+        let hi = unsafe { _mm256_permute2x128_si256::<0x31>(h0123, h4567) };
+        // SAFETY: the enclosing function has AVX2.
+        unsafe { _mm256_add_epi32(lo, hi) }
     }};
 }
 
@@ -141,8 +147,10 @@ pub(crate) unsafe fn conv_i8(
                 for (s, k) in sums.iter_mut().zip(kr) {
                     // SAFETY: AVX2 is enabled for this function.
                     let kv = unsafe { widen16(chunk(k, 16 * j)?) };
-                    // SAFETY: AVX2 is enabled for this function (value intrinsics).
-                    *s = unsafe { _mm256_add_epi32(*s, _mm256_madd_epi16(xv, kv)) };
+                    // SAFETY: AVX2 is enabled for this function.
+                    let p = unsafe { _mm256_madd_epi16(xv, kv) };
+                    // SAFETY: AVX2 is enabled for this function.
+                    *s = unsafe { _mm256_add_epi32(*s, p) };
                 }
             }
             if tail8 {
@@ -151,10 +159,12 @@ pub(crate) unsafe fn conv_i8(
                 for (s, k) in sums.iter_mut().zip(kr) {
                     // SAFETY: AVX2 is enabled for this function.
                     let kv = unsafe { widen8(chunk(k, 16 * n16)?) };
-                    // SAFETY: AVX2 is enabled for this function (value intrinsics).
-                    *s = unsafe {
-                        _mm256_add_epi32(*s, _mm256_zextsi128_si256(_mm_madd_epi16(xv, kv)))
-                    };
+                    // SAFETY: AVX2 is enabled for this function.
+                    let p = unsafe { _mm_madd_epi16(xv, kv) };
+                    // SAFETY: AVX2 is enabled for this function.
+                    let p = unsafe { _mm256_zextsi128_si256(p) };
+                    // SAFETY: AVX2 is enabled for this function.
+                    *s = unsafe { _mm256_add_epi32(*s, p) };
                 }
             }
             let total = reduce8_i32!(sums);
@@ -257,10 +267,12 @@ pub(crate) unsafe fn depthwise_i8(
                         // SAFETY: AVX2 is enabled for this function.
                         let h = unsafe { widen8(chunk(input, o + c0 / 2)?) };
                         // Each value twice: [x0, x0, x1, x1, ..].
-                        // SAFETY: AVX2 is enabled for this function (value intrinsics).
-                        unsafe {
-                            _mm256_set_m128i(_mm_unpackhi_epi16(h, h), _mm_unpacklo_epi16(h, h))
-                        }
+                        // SAFETY: AVX2 is enabled for this function.
+                        let l = unsafe { _mm_unpacklo_epi16(h, h) };
+                        // SAFETY: AVX2 is enabled for this function.
+                        let u = unsafe { _mm_unpackhi_epi16(h, h) };
+                        // SAFETY: AVX2 is enabled for this function.
+                        unsafe { _mm256_set_m128i(u, l) }
                     }
                     _ => {
                         let x = input.get(o..o + d.in_c).ok_or(SHORT)?;
@@ -274,15 +286,22 @@ pub(crate) unsafe fn depthwise_i8(
                 };
                 // SAFETY: AVX2 is enabled for this function.
                 let kv = unsafe { widen16(chunk(filter, t * d.out_c + c0)?) };
-                // SAFETY (value intrinsics only): AVX2 is enabled for this function.
-                unsafe {
-                    let p = _mm256_mullo_epi16(_mm256_add_epi16(xv, offv), kv);
-                    lo = _mm256_add_epi32(lo, _mm256_cvtepi16_epi32(_mm256_castsi256_si128(p)));
-                    hi = _mm256_add_epi32(
-                        hi,
-                        _mm256_cvtepi16_epi32(_mm256_extracti128_si256::<1>(p)),
-                    );
-                }
+                // SAFETY: AVX2 is enabled for this function.
+                let xo = unsafe { _mm256_add_epi16(xv, offv) };
+                // SAFETY: AVX2 is enabled for this function.
+                let p = unsafe { _mm256_mullo_epi16(xo, kv) };
+                // SAFETY: AVX2 is enabled for this function.
+                let p_lo = unsafe { _mm256_castsi256_si128(p) };
+                // SAFETY: AVX2 is enabled for this function.
+                let p_hi = unsafe { _mm256_extracti128_si256::<1>(p) };
+                // SAFETY: AVX2 is enabled for this function.
+                let p_lo = unsafe { _mm256_cvtepi16_epi32(p_lo) };
+                // SAFETY: AVX2 is enabled for this function.
+                let p_hi = unsafe { _mm256_cvtepi16_epi32(p_hi) };
+                // SAFETY: AVX2 is enabled for this function.
+                lo = unsafe { _mm256_add_epi32(lo, p_lo) };
+                // SAFETY: AVX2 is enabled for this function.
+                hi = unsafe { _mm256_add_epi32(hi, p_hi) };
             }
             let (a_lo, a_hi) = a16.split_at_mut(8);
             // SAFETY: AVX2 is enabled for this function.
@@ -347,8 +366,12 @@ pub(crate) unsafe fn depthwise_f32(
                         // requirement.
                         let v = unsafe { _mm_loadu_ps(h.as_ptr()) };
                         // Each value twice: [x0, x0, x1, x1, ..].
-                        // SAFETY: AVX2 is enabled for this function (value intrinsics).
-                        unsafe { _mm256_set_m128(_mm_unpackhi_ps(v, v), _mm_unpacklo_ps(v, v)) }
+                        // SAFETY: AVX2 is enabled for this function.
+                        let l = unsafe { _mm_unpacklo_ps(v, v) };
+                        // SAFETY: AVX2 is enabled for this function.
+                        let u = unsafe { _mm_unpackhi_ps(v, v) };
+                        // SAFETY: AVX2 is enabled for this function.
+                        unsafe { _mm256_set_m128(u, l) }
                     }
                     _ => {
                         let x = input.get(o..o + d.in_c).ok_or(SHORT)?;
@@ -362,8 +385,10 @@ pub(crate) unsafe fn depthwise_f32(
                 };
                 // SAFETY: AVX2 is enabled for this function.
                 let kv = unsafe { load_f32(chunk(filter, t * d.out_c + c0)?) };
-                // SAFETY: AVX2 is enabled for this function (value intrinsics).
-                s = unsafe { _mm256_add_ps(s, _mm256_mul_ps(xv, kv)) };
+                // SAFETY: AVX2 is enabled for this function.
+                let p = unsafe { _mm256_mul_ps(xv, kv) };
+                // SAFETY: AVX2 is enabled for this function.
+                s = unsafe { _mm256_add_ps(s, p) };
             }
             let bv = bias.map(|b| chunk(b, c0)).transpose()?;
             let y8 = y.get_mut(c0..c0 + 8).ok_or(SHORT)?;
@@ -395,13 +420,16 @@ unsafe fn finish_f32(s: __m256, bias: Option<&[f32; 8]>, g: &Geometry, y: &mut [
         // SAFETY: AVX2 is enabled for this function (value intrinsic).
         None => unsafe { _mm256_setzero_ps() },
     };
-    // SAFETY (value intrinsics only): AVX2 is enabled for this function.
-    let v = unsafe {
-        _mm256_min_ps(
-            _mm256_set1_ps(g.hi),
-            _mm256_max_ps(_mm256_set1_ps(g.lo), _mm256_add_ps(s, b)),
-        )
-    };
+    // SAFETY: AVX2 is enabled for this function.
+    let v = unsafe { _mm256_add_ps(s, b) };
+    // SAFETY: AVX2 is enabled for this function.
+    let lo = unsafe { _mm256_set1_ps(g.lo) };
+    // SAFETY: AVX2 is enabled for this function.
+    let hi = unsafe { _mm256_set1_ps(g.hi) };
+    // SAFETY: AVX2 is enabled for this function.
+    let v = unsafe { _mm256_max_ps(lo, v) };
+    // SAFETY: AVX2 is enabled for this function.
+    let v = unsafe { _mm256_min_ps(hi, v) };
     // SAFETY: `y` is 32 writable bytes, and `storeu` has no alignment requirement.
     unsafe { _mm256_storeu_ps(y.as_mut_ptr(), v) };
 }
@@ -412,33 +440,34 @@ unsafe fn finish_f32(s: __m256, bias: Option<&[f32; 8]>, g: &Geometry, y: &mut [
 macro_rules! reduce8_f32 {
     ($a:expr) => {{
         let a = $a;
-        // SAFETY (value intrinsics only): AVX2 is enabled for this function.
-        unsafe {
-            // [l0 + l4, l1 + l5, l2 + l6, l3 + l7] of channels c and c + 1 in one register.
-            let pair = |x: __m256, y: __m256| {
-                _mm256_add_ps(
-                    _mm256_permute2f128_ps::<0x20>(x, y),
-                    _mm256_permute2f128_ps::<0x31>(x, y),
-                )
-            };
-            let (p01, p23, p45, p67) = (
-                pair(a[0], a[1]),
-                pair(a[2], a[3]),
-                pair(a[4], a[5]),
-                pair(a[6], a[7]),
-            );
-            // [(l0 + l4) + (l2 + l6), (l1 + l5) + (l3 + l7)] of c, c + 2 | of c + 1, c + 3.
-            let quad = |x: __m256, y: __m256| {
-                _mm256_add_ps(
-                    _mm256_shuffle_ps::<0b01_00_01_00>(x, y),
-                    _mm256_shuffle_ps::<0b11_10_11_10>(x, y),
-                )
-            };
-            let (q0, q4) = (quad(p01, p23), quad(p45, p67));
-            // [c0, c2, c4, c6 | c1, c3, c5, c7].
-            let s = _mm256_hadd_ps(q0, q4);
-            _mm256_permutevar8x32_ps(s, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7))
-        }
+        // [l0 + l4, l1 + l5, l2 + l6, l3 + l7] of channels c and c + 1 in one register.
+        let pair = |x: __m256, y: __m256| {
+            // SAFETY: the enclosing function has AVX2.
+            let l = unsafe { _mm256_permute2f128_ps::<0x20>(x, y) };
+            // SAFETY: the enclosing function has AVX2.
+            let h = unsafe { _mm256_permute2f128_ps::<0x31>(x, y) };
+            // SAFETY: the enclosing function has AVX2.
+            unsafe { _mm256_add_ps(l, h) }
+        };
+        let (p01, p23) = (pair(a[0], a[1]), pair(a[2], a[3]));
+        let (p45, p67) = (pair(a[4], a[5]), pair(a[6], a[7]));
+        // [(l0 + l4) + (l2 + l6), (l1 + l5) + (l3 + l7)] of c, c + 2 | of c + 1, c + 3.
+        let quad = |x: __m256, y: __m256| {
+            // SAFETY: the enclosing function has AVX2.
+            let e = unsafe { _mm256_shuffle_ps::<0b01_00_01_00>(x, y) };
+            // SAFETY: the enclosing function has AVX2.
+            let o = unsafe { _mm256_shuffle_ps::<0b11_10_11_10>(x, y) };
+            // SAFETY: the enclosing function has AVX2.
+            unsafe { _mm256_add_ps(e, o) }
+        };
+        let (q0, q4) = (quad(p01, p23), quad(p45, p67));
+        // [c0, c2, c4, c6 | c1, c3, c5, c7].
+        // SAFETY: the enclosing function has AVX2.
+        let s = unsafe { _mm256_hadd_ps(q0, q4) };
+        // SAFETY: the enclosing function has AVX2.
+        let order = unsafe { _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7) };
+        // SAFETY: the enclosing function has AVX2.
+        unsafe { _mm256_permutevar8x32_ps(s, order) }
     }};
 }
 
@@ -489,8 +518,10 @@ pub(crate) unsafe fn conv_f32(
                 for (l, k) in lanes.iter_mut().zip(kr) {
                     // SAFETY: AVX2 is enabled for this function.
                     let kv = unsafe { load_f32(chunk(k, 8 * j)?) };
-                    // SAFETY: AVX2 is enabled for this function (value intrinsics).
-                    *l = unsafe { _mm256_add_ps(*l, _mm256_mul_ps(xv, kv)) };
+                    // SAFETY: AVX2 is enabled for this function.
+                    let p = unsafe { _mm256_mul_ps(xv, kv) };
+                    // SAFETY: AVX2 is enabled for this function.
+                    *l = unsafe { _mm256_add_ps(*l, p) };
                 }
             }
             if !tail.is_empty() {
@@ -502,8 +533,10 @@ pub(crate) unsafe fn conv_f32(
                     k_tail.get_mut(..kt.len()).ok_or(SHORT)?.copy_from_slice(kt);
                     // SAFETY: AVX2 is enabled for this function.
                     let kv = unsafe { load_f32(&k_tail) };
-                    // SAFETY: AVX2 is enabled for this function (value intrinsics).
-                    *l = unsafe { _mm256_add_ps(*l, _mm256_mul_ps(xv, kv)) };
+                    // SAFETY: AVX2 is enabled for this function.
+                    let p = unsafe { _mm256_mul_ps(xv, kv) };
+                    // SAFETY: AVX2 is enabled for this function.
+                    *l = unsafe { _mm256_add_ps(*l, p) };
                 }
             }
             let total = reduce8_f32!(lanes);
