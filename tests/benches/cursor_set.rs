@@ -22,10 +22,19 @@
 //! unpooled sets, their batch buffers allocated: the serial and raw cursors, and the pooled
 //! sets, reuse theirs).
 //!
-//! Run with `cargo bench -p tessera-tests --bench cursor_set`; results are summarised in
-//! `BENCHMARKS.md` at the workspace root.
+//! The `dataset_sets` group reads datasets on disk through `DatasetPlan` (the one
+//! `BatchSource` of every dataset kind): 200 000 samples of 1 label, 13 dense features and 26
+//! one-key slots, as a list of 4 checksummed Norm files and as 4 Parquet files (snappy, row
+//! groups of 10 000 rows) with their `_metadata.json`, each read by the serial cursor
+//! (`serial`) and by a 2-worker cursor set with worker 0 on the consumer's thread, rows read
+//! in place (`set/2`). Per row the consumer does the same small work as above.
+//!
+//! Run with `cargo bench -p tessera-tests --bench cursor_set` (`-- dataset_sets` for the
+//! datasets only); results are summarised in `BENCHMARKS.md` at the workspace root.
 
 use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
 
@@ -36,6 +45,7 @@ use tessera_core::data::{
     SampleCursor,
 };
 use tessera_lite::cursor_set::{BatchBuffers, BufferPool, CursorSet, CursorSetConfig, raw_cursors};
+use tessera_lite::dataset::{DatasetPlan, FileList, ParquetConfig};
 
 mod support;
 use support::Rng;
@@ -249,5 +259,180 @@ fn cursor_set(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! { name = benches; config = config(); targets = cursor_set }
+/// Files of the `dataset_sets` group.
+const FILES: usize = 4;
+
+/// Row `i` of the on-disk datasets: label, 13 dense values, 26 one-key slots.
+fn row(rng: &mut Rng, slot_keys: &mut [u32; 26]) -> ([f32; 1], [f32; 13]) {
+    let label = [(rng.next() & 1) as f32];
+    let dense: [f32; 13] = std::array::from_fn(|_| (rng.next() % 1000) as f32 / 7.0);
+    for (slot, k) in slot_keys.iter_mut().enumerate() {
+        *k = slot as u32 * 1_000_000 + (rng.next() % 1_000_000) as u32;
+    }
+    (label, dense)
+}
+
+/// The same rows as `FILES` checksummed Norm files and a file list; returns the list.
+fn norm_list(dir: &Path, config: NormConfig) -> PathBuf {
+    let enc = NormEncoder::<u32>::new(config);
+    let per_file = SAMPLES / FILES;
+    let mut rng = Rng::new(11);
+    let mut keys = [0u32; 26];
+    let mut list = format!("{FILES}\n");
+    for f in 0..FILES {
+        let mut out = vec![0u8; 128 + per_file * config.max_record_bytes(4)];
+        let mut n = enc.header(per_file as u64, &mut out).unwrap();
+        for _ in 0..per_file {
+            let (label, dense) = row(&mut rng, &mut keys);
+            let slots: Vec<&[u32]> = keys.iter().map(std::slice::from_ref).collect();
+            n += enc.sample(&label, &dense, &slots, &mut out[n..]).unwrap();
+        }
+        let name = format!("part_{f}.data");
+        std::fs::write(dir.join(&name), &out[..n]).unwrap();
+        list.push_str(&name);
+        list.push('\n');
+    }
+    let path = dir.join("file_list.txt");
+    std::fs::write(&path, list).unwrap();
+    path
+}
+
+/// The same rows as `FILES` Parquet files (HugeCTR's layout: `label`, `I1..I13`, `C1..C26`
+/// as int64) and their `_metadata.json`; returns the directory.
+fn parquet_dataset(dir: &Path) -> PathBuf {
+    use parquet::basic::Compression;
+    use parquet::data_type::{FloatType, Int64Type};
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::parser::parse_message_type;
+
+    let mut fields = String::from("required float label;");
+    for i in 1..=13 {
+        fields.push_str(&format!(" required float I{i};"));
+    }
+    for i in 1..=26 {
+        fields.push_str(&format!(" required int64 C{i};"));
+    }
+    let schema = Arc::new(parse_message_type(&format!("message m {{ {fields} }}")).unwrap());
+    let props = Arc::new(
+        WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .build(),
+    );
+    let per_file = SAMPLES / FILES;
+    let group = 10_000;
+    let mut rng = Rng::new(11);
+    let mut keys = [0u32; 26];
+    let mut stats = Vec::new();
+    for f in 0..FILES {
+        let name = format!("part_{f}.parquet");
+        let file = std::fs::File::create(dir.join(&name)).unwrap();
+        let mut writer = SerializedFileWriter::new(file, schema.clone(), props.clone()).unwrap();
+        for _ in 0..per_file / group {
+            let mut floats = vec![Vec::with_capacity(group); 14];
+            let mut ints = vec![Vec::with_capacity(group); 26];
+            for _ in 0..group {
+                let (label, dense) = row(&mut rng, &mut keys);
+                for (col, x) in floats.iter_mut().zip(label.iter().chain(&dense)) {
+                    col.push(*x);
+                }
+                for (col, &k) in ints.iter_mut().zip(&keys) {
+                    col.push(i64::from(k));
+                }
+            }
+            let mut rg = writer.next_row_group().unwrap();
+            let mut i = 0;
+            while let Some(mut col) = rg.next_column().unwrap() {
+                if i < 14 {
+                    let w = col.typed::<FloatType>();
+                    w.write_batch(&floats[i], None, None).unwrap();
+                } else {
+                    let w = col.typed::<Int64Type>();
+                    w.write_batch(&ints[i - 14], None, None).unwrap();
+                }
+                col.close().unwrap();
+                i += 1;
+            }
+            rg.close().unwrap();
+        }
+        writer.close().unwrap();
+        stats.push(format!(
+            r#"{{"file_name": "{name}", "num_rows": {per_file}}}"#
+        ));
+    }
+    let cols = |prefix: &str, n: usize, first: usize| {
+        (1..=n)
+            .map(|i| {
+                format!(
+                    r#"{{"col_name": "{prefix}{i}", "index": {}}}"#,
+                    first + i - 1
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let meta = format!(
+        r#"{{"file_stats": [{}], "labels": [{{"col_name": "label", "index": 0}}], "conts": [{}], "cats": [{}]}}"#,
+        stats.join(", "),
+        cols("I", 13, 1),
+        cols("C", 26, 14)
+    );
+    std::fs::write(dir.join("_metadata.json"), meta).unwrap();
+    dir.to_owned()
+}
+
+fn dataset_sets(c: &mut Criterion) {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bench_dataset_sets");
+    let (norm_dir, parquet_dir) = (root.join("norm"), root.join("parquet"));
+    for d in [&norm_dir, &parquet_dir] {
+        let _ = std::fs::remove_dir_all(d);
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let norm = NormConfig::new(DIMS, 1).with_check(Check::Sum);
+    let list = norm_list(&norm_dir, norm);
+    let norm_plan = DatasetPlan::norm(FileList::resolve(&list).unwrap(), norm).unwrap();
+    let parquet_plan =
+        DatasetPlan::parquet(&parquet_dataset(&parquet_dir), ParquetConfig::default()).unwrap();
+    let values = BATCH * 26;
+    let mut consumer = BatchBuffers::<u32>::new(DIMS, BATCH, values).unwrap();
+    let mut g = c.benchmark_group("dataset_sets");
+    g.throughput(Throughput::Elements(SAMPLES as u64));
+    for (name, plan) in [("norm list", &norm_plan), ("parquet", &parquet_plan)] {
+        let serial = consume(SampleCursor::new(plan.source(), consumer.batch().unwrap()));
+        g.bench_function(format!("{name}/serial"), |b| {
+            b.iter(|| {
+                black_box(consume(SampleCursor::new(
+                    plan.source(),
+                    consumer.batch().unwrap(),
+                )))
+            })
+        });
+        let pool = BufferPool::new();
+        let config = CursorSetConfig::new(DIMS, BATCH, values)
+            .with_workers(2)
+            .with_consumer_decoding(true);
+        g.bench_function(format!("{name}/set/2 (consumer decodes, pooled)"), |b| {
+            b.iter(|| {
+                let sum = thread::scope(|s| {
+                    let set = CursorSet::scoped_pooled(s, config, &pool, |w, n| {
+                        plan.partition::<u32>(w, n)
+                    })
+                    .unwrap();
+                    let mut cursor = set.into_cursor();
+                    let mut sum = 0.0;
+                    while cursor.move_next().unwrap() {
+                        sum += f64::from(cursor.labels()[0]);
+                        sum += f64::from(cursor.keys(0).map_or(0, |k| k[0]));
+                    }
+                    sum
+                });
+                assert_eq!(sum, serial);
+                black_box(sum)
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group! { name = benches; config = config(); targets = cursor_set, dataset_sets }
 criterion_main!(benches);

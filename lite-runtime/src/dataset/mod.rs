@@ -1,14 +1,22 @@
 //! HugeCTR datasets on disk: file lists, Norm, Raw and Parquet files read into
 //! [`SampleBatch`](tessera_core::data::SampleBatch)es, and a Parquet → Norm converter.
 //!
-//! Every reader implements [`BatchReader`]: `next_batch(&mut batch)` fills a caller's batch
-//! across all files of a dataset, and [`BatchReader::stats`] accounts for every sample, per
-//! file and in total, decoded or skipped. Errors are [`DatasetError`]s that name the file and
-//! the place in it (sample and byte offset, or Parquet row and column).
+//! Every dataset is a core [`BatchSource`](tessera_core::data::BatchSource) through a
+//! [`DatasetPlan`] (its files and their row counts, read once): [`DatasetPlan::source`] is
+//! the serial pass, [`DatasetPlan::partition`] a cursor-set worker's share, and
+//! [`DatasetPlan::shard`] one rank's files ([`Shard`]: rank `k` of `N` takes files `k, k + N,
+//! …`, as HugeCTR splits them), so `SampleCursor`, partitions and
+//! [`CursorSet`](crate::cursor_set::CursorSet) read every kind of dataset, whole or sharded,
+//! and a row's id is its position in the whole dataset.
+//!
+//! The per-format readers below also implement [`BatchReader`] (batches spanning files, with
+//! per-file accounts in [`BatchReader::stats`]), which `summarize` and `convert_to_norm` use.
+//! Errors are [`DatasetError`]s that name the file and the place in it (sample and byte
+//! offset, or Parquet row and column).
 //!
 //! - [`FileList`]: HugeCTR's list of data files.
 //! - [`NormReader`], [`RawReader`]: the core streaming decoders over memory-mapped (or
-//!   buffered, [`IoMode`]) files.
+//!   buffered, [`IoMode`]) files, through one record loop.
 //! - [`ParquetReader`]: Parquet files described by a `_metadata.json` ([`ParquetMetadata`]).
 //! - [`NormWriter`] and [`convert_to_norm`]: any reader's samples to a Norm file (the
 //!   Parquet → Norm converter); [`summarize`]: nnz statistics (`tessera dataset inspect`).

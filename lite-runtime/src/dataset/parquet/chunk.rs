@@ -27,6 +27,16 @@ impl Values {
             _ => None,
         }
     }
+
+    /// Skips `rows` records without decoding their values (whole pages where the page
+    /// headers allow); returns the records skipped.
+    pub(super) fn skip(&mut self, rows: usize) -> Result<usize, ParquetError> {
+        match self {
+            Self::F32(r) => r.skip_records(rows),
+            Self::I32(r) => r.skip_records(rows),
+            Self::I64(r) => r.skip_records(rows),
+        }
+    }
 }
 
 /// How slot ids become keys: the `slot_size_array` offset and, if given, the slot's size.

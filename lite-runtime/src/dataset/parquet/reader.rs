@@ -320,11 +320,18 @@ impl<K: Key> ParquetReader<K> {
                 file.open_row_group()?;
                 continue;
             }
-            if batch.is_none() && file.left <= max - used {
-                // Passing over the rest of the row group: no need to read its columns.
-                used += file.left;
-                file.next_row += file.left;
-                file.left = 0;
+            if batch.is_none() {
+                // Passing over rows: the rest of the row group is dropped unread; fewer rows
+                // are skipped in every column without decoding their values.
+                let n = file.left.min(max - used);
+                if n < file.left {
+                    let rows = usize::try_from(n).unwrap_or(usize::MAX);
+                    let (readers, plan) = (&mut file.readers, &file.plan);
+                    guarded(&file.path, || skip_rows(readers, plan, rows))?;
+                }
+                used += n;
+                file.next_row += n;
+                file.left -= n;
                 continue;
             }
             let rows = self.config.chunk_rows.max(1) as u64;
@@ -471,6 +478,20 @@ impl<K: Key> BatchReader<K> for ParquetReader<K> {
         }
         Some(total)
     }
+}
+
+/// Skips `rows` records in every column of a row group; a column with fewer is corrupt.
+fn skip_rows(readers: &mut [Values], plan: &[ColumnPlan], rows: usize) -> Result<(), ParquetError> {
+    for (values, p) in readers.iter_mut().zip(plan) {
+        let skipped = values.skip(rows)?;
+        if skipped != rows {
+            return Err(ParquetError::General(format!(
+                "column {:?} ended after {skipped} of {rows} rows",
+                p.name
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// A Parquet file's footer: its row count and number of row groups (for `inspect`).
