@@ -28,10 +28,10 @@ const TFLM: &[(&str, usize)] = &[
     ("image_float", 107_432),
 ];
 
-/// Models where tessera still needs more than TFLM (issue 16, open; BENCHMARKS.md gives the
-/// figures): int8 / int16 convolutional networks, 0.6-8 % over. The test fails if one of them
-/// gets within TFLM's arena (so this list cannot go stale) or any other model goes over.
-const KNOWN_OVER: &[&str] = &["kws_int16"];
+/// Models where tessera may need more than TFLM: none since issue 16's memory work. The test
+/// fails if one listed here gets within TFLM's arena (so this list cannot go stale) or any
+/// other model goes over.
+const KNOWN_OVER: &[&str] = &[];
 
 /// tessera's arena plus interpreter value for `name`, or why it cannot set the model up.
 fn tessera_bytes(name: &str) -> Result<usize, String> {

@@ -181,13 +181,19 @@ impl Geometry {
         self.kind != kind::FLOAT
     }
 
-    /// Persistent bytes: multiplier, shift and folded bias per channel (quantized only).
-    fn persistent_bytes(&self) -> usize {
-        if self.quantized() {
-            3 * 4 * self.out_c as usize
-        } else {
-            0
+    /// Words kept per output channel: multiplier, shift and (int8) the folded bias; the 16x8
+    /// kernels read their bias from the model.
+    fn channel_words(&self) -> usize {
+        match self.kind {
+            kind::INT8 => 3,
+            kind::INT16 | kind::INT16_BIAS32 => 2,
+            _ => 0,
         }
+    }
+
+    /// Persistent bytes: [`channel_words`](Self::channel_words) per output channel.
+    fn persistent_bytes(&self) -> usize {
+        4 * self.channel_words() * self.out_c as usize
     }
 
     /// Scratch bytes `eval` uses: an im2col patch (CONV_2D) or per-channel accumulators
@@ -512,15 +518,18 @@ fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
     };
     if g.quantized() {
         let oc = g.out_c as usize;
+        let words = g.channel_words() * oc;
         let table =
-            <[i32]>::mut_from_bytes(rest.get_mut(..12 * oc).ok_or(small)?).map_err(|_| small)?;
+            <[i32]>::mut_from_bytes(rest.get_mut(..4 * words).ok_or(small)?).map_err(|_| small)?;
         let (mult, rest) = table.split_at_mut(oc);
         let (shift, bias) = rest.split_at_mut(oc);
         channel_params(&ops, &g, |c, m, s, b| {
-            if let (Some(pm), Some(ps), Some(pb)) =
-                (mult.get_mut(c), shift.get_mut(c), bias.get_mut(c))
-            {
-                (*pm, *ps, *pb) = (m, s, b);
+            if let (Some(pm), Some(ps)) = (mult.get_mut(c), shift.get_mut(c)) {
+                (*pm, *ps) = (m, s);
+            }
+            // Empty for the 16x8 kernels.
+            if let Some(pb) = bias.get_mut(c) {
+                *pb = b;
             }
         })?;
     }
@@ -530,7 +539,7 @@ fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
 /// Multipliers, shifts and biases, one per output channel.
 type Channels<'a> = (&'a [i32], &'a [i32], &'a [i32]);
 
-/// The persistent block's parts: quantized, multipliers, shifts, biases.
+/// The persistent block's parts: quantized, multipliers, shifts and (int8) biases.
 fn parts<'b>(g: &Geometry, rest: &'b [u8]) -> Result<Channels<'b>, KernelError> {
     let bad = KernelError::Mismatch {
         what: "persistent block not as init wrote it",
@@ -539,7 +548,8 @@ fn parts<'b>(g: &Geometry, rest: &'b [u8]) -> Result<Channels<'b>, KernelError> 
         return Ok((&[], &[], &[]));
     }
     let oc = g.out_c as usize;
-    let table = <[i32]>::ref_from_bytes(rest.get(..12 * oc).ok_or(bad)?).map_err(|_| bad)?;
+    let words = g.channel_words() * oc;
+    let table = <[i32]>::ref_from_bytes(rest.get(..4 * words).ok_or(bad)?).map_err(|_| bad)?;
     let (mult, rest) = table.split_at(oc);
     let (shift, bias) = rest.split_at(oc);
     Ok((mult, shift, bias))

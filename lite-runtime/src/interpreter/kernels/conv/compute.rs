@@ -228,7 +228,17 @@ fn requant_wide(acc: i64, m: i32, s: i32, g: &Geometry) -> i32 {
 }
 
 fn check_requant(q: &Requant<'_>, oc: usize) -> Result<(), KernelError> {
-    if q.mult.len() < oc || q.shift.len() < oc || q.bias.len() < oc {
+    check_scales(q, oc)?;
+    if q.bias.len() < oc {
+        return Err(SHORT);
+    }
+    Ok(())
+}
+
+/// The 16x8 kernels read their bias from the model (see `Bias`), so only the multipliers and
+/// shifts are kept per channel.
+fn check_scales(q: &Requant<'_>, oc: usize) -> Result<(), KernelError> {
+    if q.mult.len() < oc || q.shift.len() < oc {
         return Err(SHORT);
     }
     Ok(())
@@ -535,7 +545,7 @@ pub(crate) fn conv_i16_impl(
     let row = g.row();
     let input = take(input, d.input_len())?;
     let filter = take(filter, d.out_c * row)?;
-    check_requant(q, d.out_c)?;
+    check_scales(q, d.out_c)?;
     let patch = take_mut(patch, row)?;
     let bias = checked_bias(bias, d.out_c)?;
     let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
@@ -594,7 +604,7 @@ pub(crate) fn depthwise_i16_impl(
     let dm = g.depth_mult as usize;
     let input = take(input, d.input_len())?;
     let filter = take(filter, d.f_h * d.f_w * d.out_c)?;
-    check_requant(q, d.out_c)?;
+    check_scales(q, d.out_c)?;
     let acc = take_mut(acc, d.out_c)?;
     let bias = checked_bias(bias, d.out_c)?;
     let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
