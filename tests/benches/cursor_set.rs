@@ -329,8 +329,8 @@ fn parquet_dataset(dir: &Path) -> PathBuf {
         let file = std::fs::File::create(dir.join(&name)).unwrap();
         let mut writer = SerializedFileWriter::new(file, schema.clone(), props.clone()).unwrap();
         for _ in 0..per_file / group {
-            let mut floats = vec![Vec::with_capacity(group); 14];
-            let mut ints = vec![Vec::with_capacity(group); 26];
+            let mut floats: Vec<Vec<f32>> = (0..14).map(|_| Vec::with_capacity(group)).collect();
+            let mut ints: Vec<Vec<i64>> = (0..26).map(|_| Vec::with_capacity(group)).collect();
             for _ in 0..group {
                 let (label, dense) = row(&mut rng, &mut keys);
                 for (col, x) in floats.iter_mut().zip(label.iter().chain(&dense)) {

@@ -60,10 +60,12 @@ pub struct DatasetSource<K: Key> {
     ended: bool,
 }
 
+/// The reader of one file. Parquet's is boxed: it is the largest by far, and one is made
+/// per file, not per batch.
 enum FileReader<K: Key> {
     Norm(NormReader<K>),
     Raw(RawReader<K>),
-    Parquet(ParquetReader<K>),
+    Parquet(Box<ParquetReader<K>>),
 }
 
 impl<K: Key> FileReader<K> {
@@ -78,12 +80,12 @@ impl<K: Key> FileReader<K> {
                 metadata,
                 metadata_path,
                 config,
-            } => Self::Parquet(ParquetReader::new(
+            } => Self::Parquet(Box::new(ParquetReader::new(
                 metadata.clone(),
                 metadata_path.clone(),
                 vec![path],
                 config.clone(),
-            )?),
+            )?)),
         })
     }
 
