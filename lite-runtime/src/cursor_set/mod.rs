@@ -10,6 +10,9 @@
 //!   copy into a batch of the consumer's (the faster way when the consumer needs no batch).
 //!   Worker 0 may decode on the consumer's thread instead of its own
 //!   ([`CursorSetConfig::with_consumer_decoding`]), so `n` workers need `n - 1` threads.
+//! - Any dataset on disk (Norm or Raw files, file lists, Parquet; whole or one rank's
+//!   shard) is such a source: `make_source` is
+//!   [`DatasetPlan::partition`](crate::dataset::DatasetPlan::partition).
 //! - [`raw_cursors`]: the partitions' cursors themselves, unmerged, for consumers that do
 //!   not need the serial order (each cursor's batch numbers rise; the cursors share none).
 //! - [`BatchBuffers`]: the owned memory of one batch, which can cross threads.
