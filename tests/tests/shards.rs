@@ -190,7 +190,11 @@ fn check_shards(plan: &DatasetPlan, whole: &[Row], values: usize) {
                 let shard = plan.shard(Shard::new(rank, world).unwrap());
                 let rows = set_rows(&shard, workers, values, workers == 2);
                 assert!(rows.windows(2).all(|w| w[0].0 < w[1].0), "world {world}");
-                assert_eq!(rows.len() as u64, shard.rows(), "world {world} rank {rank}");
+                // Every row the rank's files announce, less any skipped.
+                assert!(
+                    rows.len() as u64 <= shard.rows(),
+                    "world {world} rank {rank}"
+                );
                 merged.extend(rows);
             }
             merged.sort_by_key(|r| r.0);
@@ -305,4 +309,37 @@ fn a_broken_record_fails_in_its_serial_place_with_the_file_named() {
         );
         assert_eq!(error.sample, Some(12));
     }
+}
+
+#[test]
+fn a_file_skipped_whole_gives_empty_batches_in_every_reader() {
+    let (paths, config) = norm_files(Check::Sum, "skip_whole");
+    // The third file's header says dense_dim 3 (a well-formed header at odds with the
+    // configuration): under Skip, its 13 rows are skipped and counted, the rest read.
+    let bad = &paths[2];
+    let mut bytes = std::fs::read(bad).unwrap();
+    let at = 4 + 3 * 8; // the frame's length, then error_check, records and label_dim
+    bytes[at] = 3;
+    bytes[4 + 64] = bytes[4..4 + 64].iter().fold(0u8, |s, &b| s.wrapping_add(b));
+    std::fs::write(bad, &bytes).unwrap();
+    let config = config.with_policy(tessera_core::data::ErrorPolicy::Skip);
+    let plan = DatasetPlan::norm(paths.clone(), config).unwrap();
+    let whole = serial_rows(plan.source(), DIMS, VALUES);
+    let mut reader = NormReader::<u32>::new(paths, config);
+    let read: Vec<Row> = reader_rows(&mut reader, DIMS, VALUES);
+    assert_eq!(reader.stats().skipped(), 13);
+    assert_eq!(whole.len(), 41 - 13);
+    // Same rows as the reader's (whose ids count decoded rows only).
+    let strip = |rows: &[Row]| {
+        rows.iter()
+            .map(|r| (r.1.clone(), r.2.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(strip(&whole), strip(&read));
+    // Ids skip the 13 rows of file 2 (rows 7..20).
+    assert!(whole.iter().all(|r| !(7..20).contains(&r.0)));
+    for workers in 1..=3 {
+        assert_eq!(set_rows(&plan, workers, VALUES, workers == 2), whole);
+    }
+    check_shards(&plan, &whole, VALUES);
 }

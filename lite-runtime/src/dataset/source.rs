@@ -264,7 +264,15 @@ impl<K: Key> BatchSource<K> for DatasetSource<K> {
             let start = k * self.capacity;
             let expected = self.capacity.min(rows - start);
             self.seek(start, id)?;
-            self.read(batch, id, expected, k + 1 == count);
+            // A file skipped whole (Skip, a header at odds with the configuration) has
+            // counted all its rows already: its batches come out empty.
+            let done = self
+                .reader
+                .as_ref()
+                .is_some_and(|(_, at)| *at >= start + expected);
+            if !done {
+                self.read(batch, id, expected, k + 1 == count);
+            }
             self.local = k + 1;
             let info = BatchInfo {
                 id,
