@@ -402,24 +402,66 @@ impl<K: Key> Stats for NormDecoder<K> {
     }
 }
 
+/// The caller's arrays of a batch with keys `K`: (label_dense, its length, row_offsets, its
+/// length, keys, its length).
+type Arrays<K> = (*mut f32, usize, *mut K, usize, *mut K, usize);
+
+/// The two C batch structs, one per key type.
+trait BatchArrays: Copy {
+    /// The key (and offset) type.
+    type Key: Key;
+    /// Which of a decoder's typed decoders reads these keys.
+    fn pick(d: &mut Decoder) -> Option<&mut NormDecoder<Self::Key>>;
+    /// The arrays, as pointers and lengths.
+    fn arrays(self) -> Arrays<Self::Key>;
+}
+
+impl BatchArrays for TesseraBatchU32 {
+    type Key = u32;
+    fn pick(d: &mut Decoder) -> Option<&mut NormDecoder<u32>> {
+        d.u32()
+    }
+    fn arrays(self) -> Arrays<u32> {
+        let b = self;
+        let (l, o, k) = (b.label_dense_len, b.row_offsets_len, b.keys_len);
+        (b.label_dense, l, b.row_offsets, o, b.keys, k)
+    }
+}
+
+impl BatchArrays for TesseraBatchI64 {
+    type Key = i64;
+    fn pick(d: &mut Decoder) -> Option<&mut NormDecoder<i64>> {
+        d.i64()
+    }
+    fn arrays(self) -> Arrays<i64> {
+        let b = self;
+        let (l, o, k) = (b.label_dense_len, b.row_offsets_len, b.keys_len);
+        (b.label_dense, l, b.row_offsets, o, b.keys, k)
+    }
+}
+
 /// The shared body of the two typed decode functions.
 ///
 /// # Safety
-/// As [`tessera_norm_decode_u32`].
-#[allow(clippy::too_many_arguments)]
-unsafe fn decode<K: Key>(
+/// As [`tessera_norm_decode_u32`], with `B` the batch struct of the decoder's key type.
+unsafe fn decode<B: BatchArrays>(
     decoder: *mut TesseraNormDecoder,
-    pick: fn(&mut Decoder) -> Option<&mut NormDecoder<K>>,
     input: *const u8,
     input_len: usize,
-    arrays: (*mut f32, usize, *mut K, usize, *mut K, usize),
+    batch: *const B,
     out: *mut TesseraNormProgress,
     err: *mut TesseraError,
 ) -> TesseraStatus {
-    if out.is_null() || (input.is_null() && input_len > 0) {
+    type K<B> = <B as BatchArrays>::Key;
+    let pick = B::pick;
+    if batch.is_null() || out.is_null() || (input.is_null() && input_len > 0) {
         return TesseraStatus::TESSERA_NULL_ARGUMENT;
     }
-    // SAFETY: caller contract.
+    // SAFETY: `batch` is non-null (checked) and readable (the function's precondition); its
+    // fields are pointers and integers, for which any bits are valid.
+    let arrays = unsafe { batch.read() }.arrays();
+    // SAFETY: `decoder` is null or valid for reads and writes of a `TesseraNormDecoder` that
+    // nothing else uses during this call (the function's precondition).
     let Some(state) = (unsafe { state(decoder) }) else {
         return if decoder.is_null() {
             TesseraStatus::TESSERA_NULL_ARGUMENT
@@ -472,9 +514,11 @@ unsafe fn decode<K: Key>(
             // One sample's rows: the least that makes progress possible.
             r.needed = (dims.label_dense() as u64)
                 .saturating_mul(4)
-                .saturating_add((dims.slot_num as u64 + 1).saturating_mul(size_of::<K>() as u64));
+                .saturating_add(
+                    (dims.slot_num as u64 + 1).saturating_mul(size_of::<K<B>>() as u64),
+                );
             write_message(&mut r, &e);
-            // SAFETY: caller contract.
+            // SAFETY: `err` is null or writable (the function's precondition).
             unsafe { report(err, r) };
             return TesseraStatus::TESSERA_BUFFER_TOO_SMALL;
         }
@@ -487,8 +531,8 @@ unsafe fn decode<K: Key>(
             TesseraStatus::TESSERA_OK
         }
         Err(e) => {
-            let (s, r) = data_error::<K>(&e);
-            // SAFETY: caller contract.
+            let (s, r) = data_error::<K<B>>(&e);
+            // SAFETY: `err` is null or writable (the function's precondition).
             unsafe { report(err, r) };
             s
         }
@@ -516,31 +560,9 @@ pub unsafe extern "C" fn tessera_norm_decode_u32(
     progress: *mut TesseraNormProgress,
     err: *mut TesseraError,
 ) -> TesseraStatus {
-    if batch.is_null() {
-        return TesseraStatus::TESSERA_NULL_ARGUMENT;
-    }
-    // SAFETY: non-null, readable (caller contract); pointers and integers, any bits valid.
-    let b = unsafe { batch.read() };
-    let arrays = (
-        b.label_dense,
-        b.label_dense_len,
-        b.row_offsets,
-        b.row_offsets_len,
-        b.keys,
-        b.keys_len,
-    );
-    // SAFETY: caller contract, passed on.
-    unsafe {
-        decode(
-            decoder,
-            Decoder::u32,
-            input,
-            input_len,
-            arrays,
-            progress,
-            err,
-        )
-    }
+    // SAFETY: this function's precondition is `decode`'s, with the batch struct of the
+    // decoder's key type.
+    unsafe { decode(decoder, input, input_len, batch, progress, err) }
 }
 
 /// [`tessera_norm_decode_u32`] for a decoder set up for `TESSERA_KEY_I64` keys.
@@ -556,31 +578,9 @@ pub unsafe extern "C" fn tessera_norm_decode_i64(
     progress: *mut TesseraNormProgress,
     err: *mut TesseraError,
 ) -> TesseraStatus {
-    if batch.is_null() {
-        return TesseraStatus::TESSERA_NULL_ARGUMENT;
-    }
-    // SAFETY: non-null, readable (caller contract); pointers and integers, any bits valid.
-    let b = unsafe { batch.read() };
-    let arrays = (
-        b.label_dense,
-        b.label_dense_len,
-        b.row_offsets,
-        b.row_offsets_len,
-        b.keys,
-        b.keys_len,
-    );
-    // SAFETY: caller contract, passed on.
-    unsafe {
-        decode(
-            decoder,
-            Decoder::i64,
-            input,
-            input_len,
-            arrays,
-            progress,
-            err,
-        )
-    }
+    // SAFETY: this function's precondition is `decode`'s, with the batch struct of the
+    // decoder's key type.
+    unsafe { decode(decoder, input, input_len, batch, progress, err) }
 }
 
 /// At the end of the stream: checks that `rest` (the bytes not consumed) is empty and that
@@ -603,7 +603,8 @@ pub unsafe extern "C" fn tessera_norm_decoder_finish(
     if decoder.is_null() || (rest.is_null() && rest_len > 0) {
         return TesseraStatus::TESSERA_NULL_ARGUMENT;
     }
-    // SAFETY: caller contract.
+    // SAFETY: `decoder` is valid for reads and writes of a `TesseraNormDecoder` that nothing
+    // else uses during this call (the function's precondition; null was checked).
     let Some(state) = (unsafe { state(decoder) }) else {
         return bad_argument(
             err,
@@ -638,7 +639,7 @@ pub unsafe extern "C" fn tessera_norm_decoder_finish(
             } else {
                 data_error::<i64>(&e)
             };
-            // SAFETY: caller contract.
+            // SAFETY: `err` is null or writable (the function's precondition).
             unsafe { report(err, r) };
             s
         }
