@@ -11,8 +11,6 @@
 //! blocks on each) and the consumer stalls once (each worker blocks for a buffer), all in the
 //! first half.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 use std::time::Duration;
 
@@ -23,39 +21,9 @@ use tessera_core::data::{
 };
 use tessera_lite::cursor_set::{BatchBuffers, BufferPool, CursorSet, CursorSetConfig};
 
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-static BYTES: AtomicUsize = AtomicUsize::new(0);
-
-struct Counting;
-
-// SAFETY: forwards every call to `System`, only counting.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
-        BYTES.fetch_add(l.size(), Ordering::SeqCst);
-        // SAFETY: same contract as ours.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
-        BYTES.fetch_add(l.size(), Ordering::SeqCst);
-        // SAFETY: same contract as ours.
-        unsafe { System.alloc_zeroed(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        // SAFETY: same contract as ours.
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
-        BYTES.fetch_add(n, Ordering::SeqCst);
-        // SAFETY: same contract as ours.
-        unsafe { System.realloc(p, l, n) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::{allocations, bytes};
 
 const SAMPLES: u32 = 20_000;
 const BATCH: usize = 64;
@@ -111,13 +79,13 @@ where
             thread::sleep(Duration::from_millis(50));
         }
         if rows == SAMPLES / 2 {
-            from = ALLOCATIONS.load(Ordering::SeqCst);
+            from = allocations();
         }
         let (label, key) = label_key(cursor);
         sum += f64::from(label) + f64::from(key);
         rows += 1;
     }
-    (rows, ALLOCATIONS.load(Ordering::SeqCst) - from, sum)
+    (rows, allocations() - from, sum)
 }
 
 #[test]
@@ -164,7 +132,7 @@ fn a_warm_cursor_set_allocates_nothing_on_any_thread() {
         // A whole pass, start to end: a set of its own buffers against one whose buffers
         // come from the last pass's pool. The difference is at least every buffer.
         let pass_bytes = |pool: &BufferPool<u32>| {
-            let from = BYTES.load(Ordering::SeqCst);
+            let from = bytes();
             let set = CursorSet::scoped_pooled(s, set_config, pool, |w, n| {
                 NormSlice::<u32>::norm(config, &file).partition(w, n)
             });
@@ -175,7 +143,7 @@ fn a_warm_cursor_set_allocates_nothing_on_any_thread() {
             }
             drop(cursor);
             assert_eq!(rows, SAMPLES);
-            BYTES.load(Ordering::SeqCst) - from
+            bytes() - from
         };
         let own = pass_bytes(&BufferPool::new());
         let pool = BufferPool::new();

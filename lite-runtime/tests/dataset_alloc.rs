@@ -6,9 +6,7 @@
 //! The counter is global (the workers run on their own threads), so this binary holds a
 //! single test.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 
 use tessera_core::cursor::RowCursor;
@@ -16,39 +14,9 @@ use tessera_core::data::{BatchSource, Check, Dims, NormConfig, NormEncoder, Samp
 use tessera_lite::cursor_set::{BatchBuffers, BufferPool, CursorSet, CursorSetConfig};
 use tessera_lite::dataset::{DatasetPlan, IoMode, ParquetConfig};
 
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-static BYTES: AtomicUsize = AtomicUsize::new(0);
-
-struct Counting;
-
-// SAFETY: forwards every call to `System`, only counting.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
-        BYTES.fetch_add(l.size(), Ordering::SeqCst);
-        // SAFETY: same contract as ours.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
-        BYTES.fetch_add(l.size(), Ordering::SeqCst);
-        // SAFETY: same contract as ours.
-        unsafe { System.alloc_zeroed(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        // SAFETY: same contract as ours.
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
-        BYTES.fetch_add(n, Ordering::SeqCst);
-        // SAFETY: same contract as ours.
-        unsafe { System.realloc(p, l, n) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::allocations;
 
 const DIMS: Dims = Dims::new(1, 2, 3);
 const BATCH: usize = 64;
@@ -81,9 +49,9 @@ fn norm_files(rows: u32) -> Vec<PathBuf> {
 
 /// Allocations while `pass` runs.
 fn counted(pass: impl FnOnce() -> u64) -> (u64, usize) {
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    let before = allocations();
     let rows = pass();
-    (rows, ALLOCATIONS.load(Ordering::SeqCst) - before)
+    (rows, allocations() - before)
 }
 
 fn serial<S: BatchSource<u32>>(source: S, buffers: &mut BatchBuffers<u32>) -> u64 {
