@@ -97,6 +97,156 @@ macro_rules! reduce8_i32 {
     }};
 }
 
+/// `multiply_by_quantized_multiplier(x, m, s)` in eight lanes, bit for bit, for every `x` and
+/// `m` and any `s` (the scalar clamps its shifts to `0..=30` left and `0..=31` right).
+///
+/// `SaturatingRoundingDoublingHighMul`'s nudge-then-truncate equals `floor((a m + 2^30) /
+/// 2^31)` for both signs of `a m`, and the low 32 bits of a 64-bit shift are the same logical
+/// or arithmetic (AVX2 has no arithmetic 64-bit shift); the one product it saturates, `MIN *
+/// MIN`, is the only one that lands on `MIN` here, so that lane becomes `MAX`.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn mbqm8(x: __m256i, m: __m256i, s: __m256i) -> __m256i {
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let zero = unsafe { _mm256_setzero_si256() };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let c30 = unsafe { _mm256_set1_epi32(30) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let c31 = unsafe { _mm256_set1_epi32(31) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let left = unsafe { _mm256_max_epi32(s, zero) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let left = unsafe { _mm256_min_epi32(left, c30) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let neg = unsafe { _mm256_sub_epi32(zero, s) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let right = unsafe { _mm256_max_epi32(neg, zero) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let right = unsafe { _mm256_min_epi32(right, c31) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let a = unsafe { _mm256_sllv_epi32(x, left) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let nudge = unsafe { _mm256_set1_epi64x(1 << 30) };
+    // Even lanes: `_mm256_mul_epi32` multiplies the low (signed) halves of each 64 bits.
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let even = unsafe { _mm256_mul_epi32(a, m) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let even = unsafe { _mm256_add_epi64(even, nudge) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let even = unsafe { _mm256_srli_epi64::<31>(even) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let a_odd = unsafe { _mm256_srli_epi64::<32>(a) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let m_odd = unsafe { _mm256_srli_epi64::<32>(m) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let odd = unsafe { _mm256_mul_epi32(a_odd, m_odd) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let odd = unsafe { _mm256_add_epi64(odd, nudge) };
+    // The odd results' low 32 bits are bits 31..63 of the sum: shift left by one instead.
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let odd = unsafe { _mm256_slli_epi64::<1>(odd) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let high = unsafe { _mm256_blend_epi32::<0b1010_1010>(even, odd) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let min = unsafe { _mm256_set1_epi32(i32::MIN) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let sat = unsafe { _mm256_cmpeq_epi32(high, min) };
+    // `MIN - 1` wraps to `MAX` in the saturated lanes (`sat` is -1 there, 0 elsewhere).
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let high = unsafe { _mm256_add_epi32(high, sat) };
+    // RoundingDivideByPOT: `(x >> e) + (x & mask > (mask >> 1) + (x < 0))`.
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let one = unsafe { _mm256_set1_epi32(1) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let pot = unsafe { _mm256_sllv_epi32(one, right) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let mask = unsafe { _mm256_sub_epi32(pot, one) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let rem = unsafe { _mm256_and_si256(high, mask) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let is_neg = unsafe { _mm256_cmpgt_epi32(zero, high) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let half = unsafe { _mm256_srli_epi32::<1>(mask) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let threshold = unsafe { _mm256_sub_epi32(half, is_neg) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let up = unsafe { _mm256_cmpgt_epi32(rem, threshold) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let shifted = unsafe { _mm256_srav_epi32(high, right) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    unsafe { _mm256_sub_epi32(shifted, up) }
+}
+
+/// `requant_row` eight channels at a time: `clamp(mbqm(acc) + output_offset)`, each value
+/// truncated to int8 as the scalar `as i8` does.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn requant_row8(
+    acc: &[i32],
+    q: &Requant<'_>,
+    g: &Geometry,
+    y: &mut [i8],
+) -> Result<(), KernelError> {
+    let n = y.len();
+    let done = n / 8 * 8;
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let off = unsafe { _mm256_set1_epi32(g.output_offset) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let lo = unsafe { _mm256_set1_epi32(g.act_min) };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let hi = unsafe { _mm256_set1_epi32(g.act_max) };
+    // The low byte of each 32-bit lane, to the low four bytes of each 128-bit half.
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let bytes = unsafe {
+        _mm256_setr_epi8(
+            0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4, 8, 12, -1, -1, -1,
+            -1, -1, -1, -1, -1, -1, -1, -1, -1,
+        )
+    };
+    // SAFETY: AVX2 is enabled for this function (value intrinsic).
+    let halves = unsafe { _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0) };
+    for c0 in (0..done).step_by(8) {
+        // SAFETY: AVX2 is enabled for this function.
+        let a = unsafe { load_i32(chunk(acc, c0)?) };
+        // SAFETY: AVX2 is enabled for this function.
+        let m = unsafe { load_i32(chunk(q.mult, c0)?) };
+        // SAFETY: AVX2 is enabled for this function.
+        let s = unsafe { load_i32(chunk(q.shift, c0)?) };
+        // SAFETY: AVX2 is enabled for this function.
+        let v = unsafe { mbqm8(a, m, s) };
+        // SAFETY: AVX2 is enabled for this function (value intrinsic).
+        let v = unsafe { _mm256_add_epi32(v, off) };
+        // SAFETY: AVX2 is enabled for this function (value intrinsic).
+        let v = unsafe { _mm256_max_epi32(v, lo) };
+        // SAFETY: AVX2 is enabled for this function (value intrinsic).
+        let v = unsafe { _mm256_min_epi32(v, hi) };
+        // SAFETY: AVX2 is enabled for this function (value intrinsic).
+        let v = unsafe { _mm256_shuffle_epi8(v, bytes) };
+        // SAFETY: AVX2 is enabled for this function (value intrinsic).
+        let v = unsafe { _mm256_permutevar8x32_epi32(v, halves) };
+        let y8: &mut [i8; 8] = y
+            .get_mut(c0..)
+            .and_then(<[i8]>::first_chunk_mut::<8>)
+            .ok_or(SHORT)?;
+        // SAFETY: AVX2 is enabled for this function (value intrinsic).
+        let v = unsafe { _mm256_castsi256_si128(v) };
+        // SAFETY: `y8` is 8 writable bytes, and `storel_epi64` writes exactly 8 unaligned.
+        unsafe { _mm_storel_epi64(y8.as_mut_ptr().cast(), v) };
+    }
+    let (acc, mult, shift) = (
+        acc.get(done..).ok_or(SHORT)?,
+        q.mult.get(done..).ok_or(SHORT)?,
+        q.shift.get(done..).ok_or(SHORT)?,
+    );
+    let tail = Requant {
+        mult,
+        shift,
+        bias: &[],
+    };
+    requant_row(acc, &tail, g, y.get_mut(done..).ok_or(SHORT)?);
+    Ok(())
+}
+
 /// CONV_2D, int8, as `conv_i8_impl`: per pixel the im2col row (or the input itself for a
 /// 1x1 filter), then eight output channels at a time, each 16 taps one `vpmaddwd`.
 ///
@@ -187,7 +337,8 @@ pub(crate) unsafe fn conv_i8(
             let a = acc.get_mut(c).ok_or(SHORT)?;
             *a = dot_i8(x, k).wrapping_add(*bias.get(c).ok_or(SHORT)?);
         }
-        requant_row(acc, q, g, pixels.next().ok_or(SHORT)?);
+        // SAFETY: AVX2 is enabled for this function.
+        unsafe { requant_row8(acc, q, g, pixels.next().ok_or(SHORT)?)? };
     }
     Ok(())
 }
@@ -319,7 +470,8 @@ pub(crate) unsafe fn depthwise_i8(
                 *a = a.wrapping_add(i32::from(k) * (i32::from(x) + off));
             }
         }
-        requant_row(acc, q, g, pixels.next().ok_or(SHORT)?);
+        // SAFETY: AVX2 is enabled for this function.
+        unsafe { requant_row8(acc, q, g, pixels.next().ok_or(SHORT)?)? };
     }
     Ok(())
 }

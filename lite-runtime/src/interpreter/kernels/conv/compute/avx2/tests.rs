@@ -5,6 +5,7 @@
 use super::super::{conv_f32_impl, conv_i8_impl, depthwise_f32_impl, depthwise_i8_impl};
 use super::*;
 use crate::interpreter::kernels::conv::{kind, out_size, pad_before};
+use crate::interpreter::kernels::quant::multiply_by_quantized_multiplier;
 use crate::model::Padding;
 use proptest::prelude::*;
 
@@ -217,6 +218,112 @@ proptest! {
         unsafe { depthwise_f32(&g, &input, &filter, b, &mut got, &mut acc) }.unwrap();
         let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         prop_assert_eq!(bits(&got), bits(&want));
+    }
+}
+
+/// `mbqm8`'s eight lanes, through memory, for the tests.
+fn mbqm8_lanes(x: [i32; 8], m: [i32; 8], s: [i32; 8]) -> [i32; 8] {
+    let mut out = [0i32; 8];
+    // SAFETY: the callers checked the CPU has AVX2.
+    let x = unsafe { load_i32(&x) };
+    // SAFETY: the callers checked the CPU has AVX2.
+    let m = unsafe { load_i32(&m) };
+    // SAFETY: the callers checked the CPU has AVX2.
+    let s = unsafe { load_i32(&s) };
+    // SAFETY: the callers checked the CPU has AVX2.
+    let v = unsafe { mbqm8(x, m, s) };
+    // SAFETY: the callers checked the CPU has AVX2.
+    unsafe { store_i32(&mut out, v) };
+    out
+}
+
+/// Any i32, with the extremes and the values beside them drawn often.
+fn any_i32() -> impl Strategy<Value = i32> {
+    prop_oneof![
+        any::<i32>(),
+        prop::sample::select(vec![
+            i32::MIN,
+            i32::MIN + 1,
+            -1,
+            0,
+            1,
+            i32::MAX - 1,
+            i32::MAX
+        ]),
+        (-70_000i32..70_000),
+    ]
+}
+
+proptest! {
+    #![proptest_config(cases())]
+
+    /// The vector `MultiplyByQuantizedMultiplier` is the scalar one for every input, shifts
+    /// past both clamps included (all but `i32::MIN`, where the scalar's `-shift` overflows).
+    #[test]
+    fn mbqm8_is_the_scalar(
+        x in prop::array::uniform8(any_i32()),
+        m in prop::array::uniform8(any_i32()),
+        s in prop::array::uniform8(prop_oneof![-40i32..=40, (i32::MIN + 1)..=i32::MAX]),
+    ) {
+        prop_assume!(avx2());
+        let want: Vec<i32> = (0..8).map(|i| multiply_by_quantized_multiplier(x[i], m[i], s[i])).collect();
+        prop_assert_eq!(mbqm8_lanes(x, m, s).to_vec(), want);
+    }
+
+    /// `requant_row8` is `requant_row` at every channel count, with any offsets and clamps
+    /// (values outside int8 truncate as `as i8` does).
+    #[test]
+    fn requant_row8_is_the_portable_row(
+        n in 0usize..40,
+        seed in any::<u64>(),
+        off in any_i32(),
+        a in any_i32(),
+        b in any_i32(),
+    ) {
+        prop_assume!(avx2());
+        let mut r = Rng(seed | 1);
+        let acc: Vec<i32> = (0..n).map(|_| r.next() as i32).collect();
+        let mult: Vec<i32> = (0..n).map(|_| r.next() as i32).collect();
+        let shift = r.i32s(n, -33, 32);
+        let q = Requant { mult: &mult, shift: &shift, bias: &[] };
+        let g = Geometry { output_offset: off, act_min: a.min(b), act_max: a.max(b), ..Geometry::default() };
+        let (mut want, mut got) = (vec![0i8; n], vec![0i8; n]);
+        requant_row(&acc, &q, &g, &mut want);
+        // SAFETY: the CPU has AVX2 (checked above).
+        unsafe { requant_row8(&acc, &q, &g, &mut got) }.unwrap();
+        prop_assert_eq!(got, want);
+    }
+}
+
+/// The corners of the vector `MultiplyByQuantizedMultiplier` (the saturating product, the
+/// largest shifts) against the scalar, every combination. (`i32::MIN` is no shift: the
+/// scalar's `-shift` overflows there.)
+#[test]
+fn mbqm8_corners() {
+    if !avx2() {
+        return;
+    }
+    let v = [
+        i32::MIN,
+        i32::MIN + 1,
+        -(1 << 30),
+        -1,
+        0,
+        1,
+        1 << 30,
+        i32::MAX,
+    ];
+    let shifts = [i32::MIN + 1, -32, -31, -30, -1, 0, 1, 30, 31, i32::MAX];
+    for &x in &v {
+        for &m in &v {
+            let s: [i32; 8] = core::array::from_fn(|i| shifts[i % shifts.len()]);
+            let s2: [i32; 8] = core::array::from_fn(|i| shifts[(i + 8) % shifts.len()]);
+            for s in [s, s2] {
+                let want: [i32; 8] =
+                    core::array::from_fn(|i| multiply_by_quantized_multiplier(x, m, s[i]));
+                assert_eq!(mbqm8_lanes([x; 8], [m; 8], s), want, "x {x} m {m} s {s:?}");
+            }
+        }
     }
 }
 
