@@ -10,7 +10,7 @@
 //!   decoded them, at queue depths 1, 2 and 4;
 //! - `pooled`: the same sets started with `scoped_pooled` and one `BufferPool` for every
 //!   pass, so each pass reuses the buffers of the one before (a set per epoch);
-//! - `raw/2`: 2 unmerged `raw_cursors` on 2 scoped threads, each summing its own rows: no
+//! - `partitions/2`: 2 unmerged `partition_cursors` on 2 scoped threads, each summing its own rows: no
 //!   handing over and no merging, the ceiling for 2 threads;
 //! - `indexed`: the workers' partitions jump to their batches by a `BatchIndex` built once,
 //!   instead of passing over the other worker's records (`index build`: building it);
@@ -44,7 +44,9 @@ use tessera_core::data::{
     BatchIndex, BatchSource, Check, Dims, NormConfig, NormDecoder, NormEncoder, NormSlice,
     SampleCursor,
 };
-use tessera_lite::cursor_set::{BatchBuffers, BufferPool, CursorSet, CursorSetConfig, raw_cursors};
+use tessera_lite::cursor_set::{
+    BatchBuffers, BufferPool, CursorSet, CursorSetConfig, partition_cursors,
+};
 use tessera_lite::dataset::{DatasetPlan, FileList, ParquetConfig};
 
 mod support;
@@ -223,10 +225,15 @@ fn cursor_set(c: &mut Criterion) {
         .map(|_| BatchBuffers::<u32>::new(DIMS, BATCH, VALUES).unwrap())
         .collect();
     for indexed in [false, true] {
-        let name = if indexed { "raw/2, indexed" } else { "raw/2" };
+        let name = if indexed {
+            "partitions/2, indexed"
+        } else {
+            "partitions/2"
+        };
         g.bench_function(name, |b| {
             b.iter(|| {
-                let cursors = raw_cursors(&mut buffers, |w, n| partition(w, n, indexed)).unwrap();
+                let cursors =
+                    partition_cursors(&mut buffers, |w, n| partition(w, n, indexed)).unwrap();
                 let sum: f64 = thread::scope(|s| {
                     let threads: Vec<_> = cursors
                         .into_iter()

@@ -13,7 +13,7 @@
 //! - Any dataset on disk (Norm or Raw files, file lists, Parquet; whole or one rank's
 //!   shard) is such a source: `make_source` is
 //!   [`DatasetPlan::partition`](crate::dataset::DatasetPlan::partition).
-//! - [`raw_cursors`]: the partitions' cursors themselves, unmerged, for consumers that do
+//! - [`partition_cursors`]: the partitions' cursors themselves, unmerged, for consumers that do
 //!   not need the serial order (each cursor's batch numbers rise; the cursors share none).
 //! - [`BatchBuffers`]: the owned memory of one batch, which can cross threads.
 //! - [`BufferPool`]: batch buffers kept from one set to the next (one set per epoch
@@ -77,8 +77,8 @@ mod config;
 mod cursor;
 mod error;
 mod lane;
+mod partition_cursors;
 mod pool;
-mod raw;
 mod set;
 mod spawn;
 #[cfg(test)]
@@ -89,6 +89,6 @@ pub use buffers::BatchBuffers;
 pub use config::CursorSetConfig;
 pub use cursor::SetCursor;
 pub use error::CursorSetError;
+pub use partition_cursors::partition_cursors;
 pub use pool::BufferPool;
-pub use raw::raw_cursors;
 pub use set::CursorSet;

@@ -136,7 +136,7 @@ proptest! {
     /// Each raw cursor's batch numbers never decrease, no two cursors share one, and the
     /// rows of all of them, stably sorted by batch, are the serial rows.
     #[test]
-    fn raw_cursors_partition_the_serial_rows(
+    fn partition_cursors_cover_the_serial_rows(
         (dims, samples) in arb_data(),
         reading in arb_reading(),
     ) {
@@ -150,7 +150,7 @@ proptest! {
         ));
         prop_assert!(err.is_none());
         let mut buffers: Vec<_> = (0..reading.workers).map(|_| consumer::<u32>(&set_config)).collect();
-        let cursors = raw_cursors(&mut buffers, |w, n| {
+        let cursors = partition_cursors(&mut buffers, |w, n| {
             NormSlice::norm(config, &file).partition(w, n)
         })
         .unwrap();

@@ -1,4 +1,4 @@
-//! [`raw_cursors`]: ML.NET's `GetRowCursorSet` without consolidation — one cursor per
+//! [`partition_cursors`]: ML.NET's `GetRowCursorSet` without consolidation — one cursor per
 //! partition, for consumers that can take rows in any order (a sum, a histogram, a
 //! gradient accumulated per thread) and so need no merging at all.
 
@@ -20,7 +20,7 @@ use super::buffers::BatchBuffers;
 /// use std::thread;
 /// use tessera_core::cursor::RowCursor;
 /// use tessera_core::data::{Dims, NormConfig, NormEncoder, NormSlice};
-/// use tessera_lite::cursor_set::{BatchBuffers, raw_cursors};
+/// use tessera_lite::cursor_set::{BatchBuffers, partition_cursors};
 ///
 /// let config = NormConfig::new(Dims::new(1, 0, 1), 1);
 /// let enc = NormEncoder::<u32>::new(config);
@@ -35,7 +35,7 @@ use super::buffers::BatchBuffers;
 /// let mut buffers: Vec<_> = (0..3)
 ///     .map(|_| BatchBuffers::<u32>::new(config.dims, 2, 2).unwrap())
 ///     .collect();
-/// let cursors = raw_cursors(&mut buffers, |w, n| NormSlice::norm(config, file).partition(w, n))
+/// let cursors = partition_cursors(&mut buffers, |w, n| NormSlice::norm(config, file).partition(w, n))
 ///     .unwrap();
 /// let mut rows: Vec<(u64, u32)> = thread::scope(|s| {
 ///     let threads: Vec<_> = cursors
@@ -56,7 +56,7 @@ use super::buffers::BatchBuffers;
 /// rows.sort_by_key(|r| r.0);
 /// assert_eq!(rows.iter().map(|r| r.1).collect::<Vec<_>>(), (0..10).collect::<Vec<_>>());
 /// ```
-pub fn raw_cursors<'b, K: Key, S: BatchSource<K>>(
+pub fn partition_cursors<'b, K: Key, S: BatchSource<K>>(
     buffers: &'b mut [BatchBuffers<K>],
     mut make_source: impl FnMut(u64, u64) -> S,
 ) -> Result<Vec<SampleCursor<'b, K, S>>, BatchError> {
