@@ -11,8 +11,9 @@ use tessera_core::data::{
 };
 use tessera_lite::cursor_set::BatchBuffers;
 use tessera_lite::dataset::{
-    BatchReader, ConvertOptions, DatasetError, FileListErrorKind, IoMode, NormReader,
-    ParquetConfig, ParquetReader, RawReader, RowErrorKind, SchemaErrorKind, convert_to_norm,
+    BatchReader, ConvertOptions, DatasetError, DatasetPlan, DatasetSource, FileListErrorKind,
+    IoMode, NormReader, ParquetConfig, ParquetReader, RawReader, RowErrorKind, SchemaErrorKind,
+    convert_to_norm,
 };
 
 const DIMS: Dims = Dims::new(1, 3, 4);
@@ -142,6 +143,11 @@ fn parquet_config() -> ParquetConfig {
         slot_size_array: Some(SLOT_SIZES.to_vec()),
         ..ParquetConfig::default()
     }
+}
+
+/// The serial pass over the Parquet dataset at `path`.
+fn parquet_source<K: Key>(path: &Path, config: ParquetConfig) -> DatasetSource<K> {
+    DatasetPlan::parquet(path, config).expect("plan").source()
 }
 
 fn norm<K: Key>(path: &Path, config: NormConfig, io: IoMode) -> NormReader<K> {
@@ -279,14 +285,14 @@ fn parquet_converts_to_the_python_written_norm_bytes() {
         };
         let mut calls = 0;
         let summary = if check == Check::Sum {
-            let mut r = ParquetReader::<u32>::open(&fixture("parquet"), parquet_config()).unwrap();
+            let mut r = parquet_source::<u32>(&fixture("parquet"), parquet_config());
             convert_to_norm(&mut r, &out, options, |done, total| {
                 calls += 1;
                 assert_eq!(total, Some(50));
                 assert!(done <= 50);
             })
         } else {
-            let mut r = ParquetReader::<i64>::open(&fixture("parquet"), parquet_config()).unwrap();
+            let mut r = parquet_source::<i64>(&fixture("parquet"), parquet_config());
             convert_to_norm(&mut r, &out, options, |_, _| calls += 1)
         }
         .unwrap();
@@ -306,7 +312,7 @@ fn skipped_rows_are_counted_and_the_header_rewritten() {
         policy: ErrorPolicy::Skip,
         ..ParquetConfig::default()
     };
-    let mut r = ParquetReader::<u32>::open(&fixture("parquet_bad"), config).unwrap();
+    let mut r = parquet_source::<u32>(&fixture("parquet_bad"), config);
     let summary = convert_to_norm(&mut r, &out, ConvertOptions::default(), |_, _| {}).unwrap();
     assert_eq!((summary.records, summary.skipped), (4, 2));
     // The header announced 6 records at the start; it must say 4 now.
@@ -314,8 +320,7 @@ fn skipped_rows_are_counted_and_the_header_rewritten() {
     let mut back = NormReader::<u32>::open(&out, config).unwrap();
     assert_eq!(read_samples(&mut back).unwrap().len(), 4);
 
-    let mut failing =
-        ParquetReader::<u32>::open(&fixture("parquet_bad"), parquet_config()).unwrap();
+    let mut failing = parquet_source::<u32>(&fixture("parquet_bad"), parquet_config());
     let err = convert_to_norm(&mut failing, &out, ConvertOptions::default(), |_, _| {});
     let err = err.unwrap_err();
     assert!(matches!(err, DatasetError::Row { .. }), "{err}");

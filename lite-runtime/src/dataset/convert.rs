@@ -4,12 +4,12 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
-use tessera_core::data::{Check, Key};
+use tessera_core::data::{BatchSource, Check, Key};
 
 use super::budget::MemoryBudget;
 use super::error::DatasetError;
 use super::norm_writer::NormWriter;
-use super::reader::BatchReader;
+use super::source::DatasetSource;
 use crate::cursor_set::BatchBuffers;
 
 /// How [`convert_to_norm`] sizes its batch.
@@ -39,17 +39,18 @@ impl Default for ConvertOptions {
 pub struct ConvertSummary {
     /// Samples written.
     pub records: u64,
-    /// Samples the reader skipped (see its [`stats`](BatchReader::stats)).
+    /// Samples the reader skipped (see [`DatasetSource::stats`]).
     pub skipped: u64,
 }
 
-/// Writes every sample of `reader` to the Norm file `out`, in order, with keys of type `K`.
+/// Writes every sample of `reader` (a plan's serial pass,
+/// [`DatasetPlan::source`](super::DatasetPlan::source), or a share of it) to the Norm file `out`, in order, with keys of type `K`.
 ///
 /// The output is written to `out` + `.partial` and renamed to `out` only when complete, so
 /// an error never leaves a valid-looking half file; the partial file is removed on error.
 /// `progress(samples_read, announced)` is called after every batch.
-pub fn convert_to_norm<K: Key, R: BatchReader<K> + ?Sized>(
-    reader: &mut R,
+pub fn convert_to_norm<K: Key>(
+    reader: &mut DatasetSource<K>,
     out: &Path,
     options: ConvertOptions,
     mut progress: impl FnMut(u64, Option<u64>),
@@ -57,14 +58,14 @@ pub fn convert_to_norm<K: Key, R: BatchReader<K> + ?Sized>(
     let partial = partial_path(out);
     let result = (|| {
         let file = File::create(&partial).map_err(DatasetError::io(&partial))?;
-        let dims = reader.dims();
-        let announced = reader.announced_samples();
+        let dims = reader.plan().dims();
+        let announced = reader.plan().rows();
         let mut writer = NormWriter::<K, _>::new(
             BufWriter::with_capacity(1 << 20, file),
             partial.clone(),
             dims,
             options.check,
-            announced.unwrap_or(0),
+            announced,
         )?;
         let mut buffers = BatchBuffers::<K>::with_budget(
             dims,
@@ -77,10 +78,18 @@ pub fn convert_to_norm<K: Key, R: BatchReader<K> + ?Sized>(
             path: out.to_owned(),
             reason: format!("batch: {e}"),
         })?;
-        while reader.next_batch(&mut batch)?.is_some() {
+        loop {
+            batch.clear();
+            if reader
+                .next_batch(&mut batch)
+                .map_err(|e| reader.error(e))?
+                .is_none()
+            {
+                break;
+            }
             writer.write_batch(&batch)?;
             let stats = reader.stats();
-            progress(stats.decoded() + stats.skipped(), announced);
+            progress(stats.decoded() + stats.skipped(), Some(announced));
         }
         let records = writer.records();
         writer.finish()?;

@@ -108,6 +108,11 @@ impl<K: Key> NormReader<K> {
     pub(crate) fn pass_records(&mut self, n: u64) -> Result<u64, DatasetError> {
         self.inner.pass_records(n)
     }
+
+    /// The per-file account, for a [`DatasetSource`](super::DatasetSource) to take over.
+    pub(crate) fn stats_mut(&mut self) -> &mut ReadStats {
+        self.inner.stats_mut()
+    }
 }
 
 impl<K: Key> BatchReader<K> for NormReader<K> {

@@ -223,7 +223,7 @@ impl DatasetPlan {
 
     /// The serial pass over the plan's files.
     pub fn source<K: Key>(&self) -> DatasetSource<K> {
-        DatasetSource::new(self.clone(), 0, 1)
+        DatasetSource::new(self.clone(), 0, 1, true)
     }
 
     /// Worker `worker` of `workers`: batches `worker, worker + workers, …` of the serial
@@ -234,7 +234,7 @@ impl DatasetPlan {
     /// `workers`.
     pub fn partition<K: Key>(&self, worker: u64, workers: u64) -> DatasetSource<K> {
         let workers = workers.max(1);
-        DatasetSource::new(self.clone(), worker % workers, workers)
+        DatasetSource::new(self.clone(), worker % workers, workers, false)
     }
 
     /// The full error behind the first `DataError` (in the serial order) any source of this

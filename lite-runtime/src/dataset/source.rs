@@ -10,6 +10,7 @@ use super::norm::NormReader;
 use super::parquet::ParquetReader;
 use super::plan::{DatasetFormat, DatasetPlan, Failure};
 use super::raw::RawReader;
+use super::stats::{FileStats, ReadStats};
 
 /// The batches of a [`DatasetPlan`]'s files: the serial pass, or one worker's partition of
 /// it (see [`DatasetPlan::partition`]).
@@ -20,6 +21,11 @@ use super::raw::RawReader;
 /// serial pass's. Size the batch's keys for whole batches (`B x slot_num x max_nnz`): a
 /// batch whose keys run out before its rows is an error here, as for a partitioned
 /// [`SliceSource`](tessera_core::data::SliceSource).
+///
+/// The serial pass ([`DatasetPlan::source`]) alone splits a batch whose keys run out before
+/// its rows: the rest of its rows come in the next batch, under the same id (a partition,
+/// whose batches a cursor set merges by id, errors instead). [`stats`](Self::stats) keeps
+/// the per-file account of decoded and skipped rows.
 ///
 /// Errors come as `DataError`s placed for a cursor set: `sample` is `id x B + i` for the
 /// `i`-th row of batch `id`, `offset` the byte offset in the file; the full error, with the
@@ -58,6 +64,21 @@ pub struct DatasetSource<K: Key> {
     /// An error held back until the rows before it are handed out.
     pending: Option<DataError>,
     ended: bool,
+    /// Whether a batch whose keys run out may end short (the serial pass only).
+    split: bool,
+    /// The rest of a batch that ended short: its id, next row and end in the file, and
+    /// whether it is the file's last.
+    partial: Option<Partial>,
+    /// Decoded and skipped rows, per file opened.
+    stats: ReadStats,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Partial {
+    id: u64,
+    start: u64,
+    end: u64,
+    last: bool,
 }
 
 /// The reader of one file. Parquet's is boxed: it is the largest by far, and one is made
@@ -104,11 +125,25 @@ impl<K: Key> FileReader<K> {
             Self::Parquet(r) => r.pass_records(n),
         }
     }
+
+    /// The account of its one file.
+    fn file_stats(&mut self) -> Option<&mut FileStats> {
+        match self {
+            Self::Norm(r) => r.stats_mut(),
+            Self::Raw(r) => r.stats_mut(),
+            Self::Parquet(r) => r.stats_mut(),
+        }
+        .files
+        .last_mut()
+    }
 }
 
 impl<K: Key> DatasetSource<K> {
-    pub(crate) fn new(plan: DatasetPlan, worker: u64, workers: u64) -> Self {
+    pub(crate) fn new(plan: DatasetPlan, worker: u64, workers: u64, split: bool) -> Self {
         Self {
+            split,
+            partial: None,
+            stats: ReadStats::default(),
             plan,
             worker,
             workers,
@@ -127,6 +162,44 @@ impl<K: Key> DatasetSource<K> {
         &self.plan
     }
 
+    /// Rows decoded and skipped so far, per file this source has opened, in order.
+    pub fn stats(&self) -> &ReadStats {
+        &self.stats
+    }
+
+    /// The full error behind a `DataError` this source returned: the plan's failure log
+    /// (see [`DatasetPlan::failure`]), or, for a batch whose keys ran out, the error placed
+    /// in the current file.
+    pub fn error(&self, error: DataError) -> DatasetError {
+        self.plan.failure().unwrap_or_else(|| {
+            let path = self
+                .plan
+                .files()
+                .get(self.file)
+                .or(self.plan.files().last());
+            DatasetError::Data {
+                path: path.map(|f| f.path.clone()).unwrap_or_default(),
+                error,
+            }
+        })
+    }
+
+    /// Copies the open reader's account of its file into this source's.
+    fn sync_stats(&mut self) {
+        let Some((reader, _)) = self.reader.as_mut() else {
+            return;
+        };
+        if let (Some(from), Some(to)) = (reader.file_stats(), self.stats.files.last_mut()) {
+            to.decoded = from.decoded;
+            to.skipped = from.skipped;
+            to.skipped_whole = from.skipped_whole;
+            to.done = from.done;
+            if to.first_skipped.is_none() {
+                to.first_skipped = from.first_skipped.take();
+            }
+        }
+    }
+
     /// Batches in the serial pass over the plan with `capacity` rows per batch.
     fn batches(&self, file: usize) -> u64 {
         self.plan.files()[file].rows.div_ceil(self.capacity)
@@ -135,6 +208,7 @@ impl<K: Key> DatasetSource<K> {
     /// Records `error`, met in batch `id` (`rank` 1: its owner, 2: passing over it) after
     /// `good` rows, and ends the source.
     fn fail(&mut self, error: DatasetError, id: u64, rank: u8, good: usize) -> DataError {
+        self.sync_stats();
         self.ended = true;
         self.reader = None;
         let index = self.plan.files().get(self.file).map_or(0, |f| f.index) as u64;
@@ -157,6 +231,8 @@ impl<K: Key> DatasetSource<K> {
     /// Opens the current file if it is not, and moves its reader to row `to` of it.
     fn seek(&mut self, to: u64, id: u64) -> Result<(), DataError> {
         if self.reader.is_none() {
+            let path = &self.plan.files()[self.file].path;
+            self.stats.files.push(FileStats::new(path));
             match FileReader::open(&self.plan, self.file) {
                 Ok(r) => self.reader = Some((r, 0)),
                 Err(e) => return Err(self.fail(e, id, 2, 0)),
@@ -166,13 +242,20 @@ impl<K: Key> DatasetSource<K> {
             Some((reader, at)) if *at < to => reader.pass(to - *at).map(|n| *at += n),
             _ => Ok(()),
         };
+        self.sync_stats();
         passed.map_err(|e| self.fail(e, id, 2, 0))
     }
 
-    /// Reads batch `id` (`expected` rows) into `batch` from the open reader; at the file's
-    /// last batch, also ends the file (trailing bytes, missing records). Errors stay with the
-    /// good rows before them.
-    fn read(&mut self, batch: &mut SampleBatch<'_, K>, id: u64, expected: u64, last: bool) {
+    /// Reads rows `start..start + expected` of the file, batch `id`, into `batch` from the
+    /// open reader; at the file's last batch, also ends the file (trailing bytes, missing
+    /// records). Errors stay with the good rows before them.
+    fn read(
+        &mut self,
+        batch: &mut SampleBatch<'_, K>,
+        id: u64,
+        (start, expected): (u64, u64),
+        last: bool,
+    ) {
         let Some((reader, at)) = self.reader.as_mut() else {
             return;
         };
@@ -180,13 +263,23 @@ impl<K: Key> DatasetSource<K> {
             .read(batch, expected)
             .inspect(|&n| *at += n)
             .and_then(|n| {
-                if last {
+                if last && n == expected {
                     reader.pass(0).map(|_| n)
                 } else {
                     Ok(n)
                 }
             });
+        self.sync_stats();
         match read {
+            Ok(n) if n < expected && n > 0 && self.split => {
+                // The serial pass hands out what fitted; the rest of the batch comes next.
+                self.partial = Some(Partial {
+                    id,
+                    start: start + n,
+                    end: start + expected,
+                    last,
+                });
+            }
             Ok(n) if n < expected => {
                 // The keys ran out before the rows (a file ending early fails in its reader).
                 self.ended = true;
@@ -242,6 +335,11 @@ impl<K: Key> BatchSource<K> for DatasetSource<K> {
             };
             return Err(self.fail(error, 0, 1, 0));
         }
+        if let Some(p) = self.partial.take() {
+            let first_row = self.plan.files()[self.file].first_row;
+            self.read(batch, p.id, (p.start, p.end - p.start), p.last);
+            return self.hand_out(batch, p.id, first_row + p.start);
+        }
         loop {
             let Some(file) = self.plan.files().get(self.file) else {
                 self.ended = true;
@@ -271,20 +369,28 @@ impl<K: Key> BatchSource<K> for DatasetSource<K> {
                 .as_ref()
                 .is_some_and(|(_, at)| *at >= start + expected);
             if !done {
-                self.read(batch, id, expected, k + 1 == count);
+                self.read(batch, id, (start, expected), k + 1 == count);
             }
             self.local = k + 1;
-            let info = BatchInfo {
-                id,
-                first_row: first_row + start,
-            };
-            if batch.samples() == 0 {
-                if let Some(e) = self.pending.take() {
-                    return Err(e);
-                }
-            }
-            return Ok(Some(info));
+            return self.hand_out(batch, id, first_row + start);
         }
+    }
+}
+
+impl<K: Key> DatasetSource<K> {
+    /// The batch just read, or the error met before any row of it.
+    fn hand_out(
+        &mut self,
+        batch: &SampleBatch<'_, K>,
+        id: u64,
+        first_row: u64,
+    ) -> Result<Option<BatchInfo>, DataError> {
+        if batch.samples() == 0 {
+            if let Some(e) = self.pending.take() {
+                return Err(e);
+            }
+        }
+        Ok(Some(BatchInfo { id, first_row }))
     }
 }
 

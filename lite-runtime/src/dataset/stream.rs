@@ -82,6 +82,10 @@ impl<K: Key, F: Format<K>> StreamReader<K, F> {
         &self.stats
     }
 
+    pub(crate) fn stats_mut(&mut self) -> &mut ReadStats {
+        &mut self.stats
+    }
+
     pub(crate) fn next_batch(
         &mut self,
         batch: &mut SampleBatch<'_, K>,

@@ -2,11 +2,11 @@
 
 use std::path::Path;
 
-use tessera_core::data::{Dims, Key};
+use tessera_core::data::{BatchSource, Dims, Key};
 
 use super::budget::MemoryBudget;
 use super::error::DatasetError;
-use super::reader::BatchReader;
+use super::source::DatasetSource;
 use crate::cursor_set::BatchBuffers;
 
 /// Keys per sample in one slot, over a dataset.
@@ -47,28 +47,28 @@ impl Summary {
     }
 }
 
-/// Reads all of `reader` through a batch of `batch_samples` samples and `batch_keys` keys,
+/// Reads all of `reader` (a plan's serial pass, [`DatasetPlan::source`](super::DatasetPlan::source), or a share of it) through a batch of `batch_samples` samples and `batch_keys` keys,
 /// counting keys per slot; `progress(samples_read, announced)` is called after each batch.
 ///
 /// `source` is the dataset's path, named in errors about the batch: a sample shape with
 /// nothing in it (dims `0,0,0`) is a [`DatasetError::Config`], and buffers over `budget`
 /// (dims from a corrupt header, say) a [`DatasetError::Memory`], before anything is read.
-pub fn summarize<K: Key, R: BatchReader<K> + ?Sized>(
-    reader: &mut R,
+pub fn summarize<K: Key>(
+    reader: &mut DatasetSource<K>,
     source: &Path,
     batch_samples: usize,
     batch_keys: usize,
     budget: MemoryBudget,
     mut progress: impl FnMut(u64, Option<u64>),
 ) -> Result<Summary, DatasetError> {
-    let dims = reader.dims();
+    let dims = reader.plan().dims();
     if dims == Dims::new(0, 0, 0) {
         return Err(DatasetError::Config {
             path: source.to_owned(),
             reason: "dims 0,0,0: a sample with no label, no dense feature and no slot".into(),
         });
     }
-    let announced = reader.announced_samples();
+    let announced = reader.plan().rows();
     let memory = |error| DatasetError::Memory {
         path: source.to_owned(),
         error,
@@ -87,8 +87,16 @@ pub fn summarize<K: Key, R: BatchReader<K> + ?Sized>(
         .vec("per-slot statistics", dims.slot_num, empty)
         .map_err(memory)?;
     let mut samples = 0u64;
-    while let Some(n) = reader.next_batch(&mut batch)? {
-        samples = samples.saturating_add(n as u64);
+    loop {
+        batch.clear();
+        if reader
+            .next_batch(&mut batch)
+            .map_err(|e| reader.error(e))?
+            .is_none()
+        {
+            break;
+        }
+        samples = samples.saturating_add(batch.samples() as u64);
         let csr = batch.csr();
         for (row, keys) in csr.iter().enumerate() {
             let s = &mut slots[row % dims.slot_num.max(1)];
@@ -99,7 +107,7 @@ pub fn summarize<K: Key, R: BatchReader<K> + ?Sized>(
             s.empty = s.empty.saturating_add(u64::from(nnz == 0));
         }
         let stats = reader.stats();
-        progress(stats.decoded() + stats.skipped(), announced);
+        progress(stats.decoded() + stats.skipped(), Some(announced));
     }
     if samples == 0 {
         slots.iter_mut().for_each(|s| s.min = 0);

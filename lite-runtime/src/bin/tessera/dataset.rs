@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
 use tessera_core::data::{Check, DataErrorKind, Dims, ErrorPolicy, Key, NormConfig, RawConfig};
 use tessera_lite::dataset::{
-    BatchReader, ConvertOptions, DatasetError, FileList, IoMode, MemoryBudget, NormFileHeader,
-    NormReader, ParquetConfig, ParquetReader, RawReader, ReadStats, Shard, Summary,
-    convert_to_norm, parquet_footer, summarize,
+    ConvertOptions, DatasetError, DatasetPlan, FileList, IoMode, MemoryBudget, NormFileHeader,
+    ParquetConfig, ParquetReader, ReadStats, Shard, Summary, convert_to_norm, parquet_footer,
+    summarize,
 };
 
 use crate::failure::Failure;
@@ -189,7 +189,10 @@ fn inspect_as<K: Key>(
     let given_dims = m.get_one::<Dims>("dims").copied();
     let shard = shard(m)?;
     // Samples per batch and keys per batch: never more than the files can hold.
-    let (mut reader, samples, keys): (Box<dyn BatchReader<K>>, usize, usize) = match format {
+    let wide = wide_keys(m);
+    // Plans are made after the listing: an error in reading them follows what was listed.
+    let plan_failure = |e| data_failure(e, format, wide);
+    let (plan, samples, keys) = match format {
         Format::Norm => {
             let paths = shard_paths(FileList::resolve(path)?, shard);
             writeln!(
@@ -248,8 +251,8 @@ fn inspect_as<K: Key>(
             let config = NormConfig::new(dims, max_nnz)
                 .with_check(check)
                 .with_policy(policy);
-            let reader = NormReader::new(paths, config).with_io(io);
-            (Box::new(reader), samples, keys)
+            let plan = DatasetPlan::norm(paths, config).map_err(plan_failure)?;
+            (plan.with_io(io), samples, keys)
         }
         Format::Raw => {
             let dims = given_dims.ok_or_else(|| {
@@ -260,16 +263,15 @@ fn inspect_as<K: Key>(
             config.float_label_dense =
                 m.get_one::<String>("raw-values").map(String::as_str) != Some("i32");
             let paths = shard_paths(FileList::resolve(path)?, shard);
-            let reader = RawReader::<K>::new(paths, config).with_io(io);
             // Dims are at most i32::MAX each (checked when parsed): no overflow here.
             let size = config.sample_bytes() as u64;
             writeln!(
                 out,
                 "Raw dataset, {} file(s){}, {size} bytes per sample",
-                reader.paths().len(),
+                paths.len(),
                 shard_text(shard),
             )?;
-            for p in reader.paths() {
+            for p in &paths {
                 let len = std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
                 writeln!(
                     out,
@@ -279,9 +281,9 @@ fn inspect_as<K: Key>(
                     if len % size == 0 { "" } else { " (not whole)" }
                 )?;
             }
-            let paths = reader.paths().to_vec();
             let (samples, keys) = fit_to_files(path, &paths, size, dims)?;
-            (Box::new(reader), samples, keys)
+            let plan = DatasetPlan::raw(paths, config).map_err(plan_failure)?;
+            (plan.with_io(io), samples, keys)
         }
         Format::Parquet => {
             let config = ParquetConfig {
@@ -289,7 +291,7 @@ fn inspect_as<K: Key>(
                 policy,
                 ..ParquetConfig::default()
             };
-            let reader = open_parquet::<K>(path, config, shard)?;
+            let reader = open_parquet::<K>(path, config.clone(), shard)?;
             let meta = reader.metadata();
             writeln!(
                 out,
@@ -326,14 +328,16 @@ fn inspect_as<K: Key>(
             )?;
             // Parquet compresses: file sizes bound nothing; the metadata's slot count is
             // bounded by the JSON's size, and the budget checks the rest.
-            let slots = reader.dims().slot_num;
+            let slots = meta.dims().slot_num;
             let keys = BATCH_SAMPLES.saturating_mul(slots).saturating_mul(8);
-            (Box::new(reader), BATCH_SAMPLES, keys.max(1 << 20))
+            let plan = DatasetPlan::parquet(path, config).map_err(plan_failure)?;
+            (plan.shard(shard), BATCH_SAMPLES, keys.max(1 << 20))
         }
     };
+    let mut reader = plan.source::<K>();
     let mut progress = Progress::new("reading");
     let summary = summarize(
-        &mut *reader,
+        &mut reader,
         path,
         samples,
         keys,
@@ -346,7 +350,7 @@ fn inspect_as<K: Key>(
         Ok(s) => s,
         Err(e) => {
             report_skips(stats, out)?;
-            return Err(data_failure(e, format, wide_keys(m)));
+            return Err(data_failure(e, format, wide));
         }
     };
     print_summary(&summary, out)?;
@@ -424,7 +428,8 @@ fn convert_as<K: Key>(
         policy: policy(m),
         ..ParquetConfig::default()
     };
-    let mut reader = open_parquet::<K>(src, config, shard(m)?)?;
+    let plan = DatasetPlan::parquet(src, config).map_err(parquet_failure)?;
+    let mut reader = plan.shard(shard(m)?).source::<K>();
     let options = ConvertOptions {
         check: m
             .get_one::<String>("check")
@@ -450,7 +455,7 @@ fn convert_as<K: Key>(
         "{}: {} samples, dims {}, {key_name} keys, {check}",
         dest.display(),
         summary.records,
-        dims_text(reader.dims())
+        dims_text(plan.dims())
     )?;
     report_skips(reader.stats(), out)?;
     Ok(())

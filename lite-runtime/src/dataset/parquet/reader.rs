@@ -266,6 +266,12 @@ impl<K: Key> ParquetReader<K> {
         self.guard(|r| r.run(None, n))
     }
 
+    /// The per-file account, for a [`DatasetSource`](crate::dataset::DatasetSource) to take
+    /// over.
+    pub(crate) fn stats_mut(&mut self) -> &mut ReadStats {
+        &mut self.stats
+    }
+
     fn guard(
         &mut self,
         call: impl FnOnce(&mut Self) -> Result<u64, DatasetError>,
