@@ -97,6 +97,82 @@ macro_rules! reduce8_i32 {
     }};
 }
 
+/// The body of `mbqm8`, as a macro so it expands inside the AVX2 kernels (a call per
+/// eight channels, with its constants, cost more than the arithmetic).
+macro_rules! mbqm8 {
+    ($x:expr, $m:expr, $s:expr) => {{
+        let (x, m, s): (__m256i, __m256i, __m256i) = ($x, $m, $s);
+        // SAFETY: the enclosing function has AVX2.
+        let zero = unsafe { _mm256_setzero_si256() };
+        // SAFETY: the enclosing function has AVX2.
+        let c30 = unsafe { _mm256_set1_epi32(30) };
+        // SAFETY: the enclosing function has AVX2.
+        let c31 = unsafe { _mm256_set1_epi32(31) };
+        // SAFETY: the enclosing function has AVX2.
+        let left = unsafe { _mm256_max_epi32(s, zero) };
+        // SAFETY: the enclosing function has AVX2.
+        let left = unsafe { _mm256_min_epi32(left, c30) };
+        // SAFETY: the enclosing function has AVX2.
+        let neg = unsafe { _mm256_sub_epi32(zero, s) };
+        // SAFETY: the enclosing function has AVX2.
+        let right = unsafe { _mm256_max_epi32(neg, zero) };
+        // SAFETY: the enclosing function has AVX2.
+        let right = unsafe { _mm256_min_epi32(right, c31) };
+        // SAFETY: the enclosing function has AVX2.
+        let a = unsafe { _mm256_sllv_epi32(x, left) };
+        // SAFETY: the enclosing function has AVX2.
+        let nudge = unsafe { _mm256_set1_epi64x(1 << 30) };
+        // Even lanes: `_mm256_mul_epi32` multiplies the low (signed) halves of each 64 bits.
+        // SAFETY: the enclosing function has AVX2.
+        let even = unsafe { _mm256_mul_epi32(a, m) };
+        // SAFETY: the enclosing function has AVX2.
+        let even = unsafe { _mm256_add_epi64(even, nudge) };
+        // SAFETY: the enclosing function has AVX2.
+        let even = unsafe { _mm256_srli_epi64::<31>(even) };
+        // SAFETY: the enclosing function has AVX2.
+        let a_odd = unsafe { _mm256_srli_epi64::<32>(a) };
+        // SAFETY: the enclosing function has AVX2.
+        let m_odd = unsafe { _mm256_srli_epi64::<32>(m) };
+        // SAFETY: the enclosing function has AVX2.
+        let odd = unsafe { _mm256_mul_epi32(a_odd, m_odd) };
+        // SAFETY: the enclosing function has AVX2.
+        let odd = unsafe { _mm256_add_epi64(odd, nudge) };
+        // The odd results' low 32 bits are bits 31..63 of the sum: shift left by one instead.
+        // SAFETY: the enclosing function has AVX2.
+        let odd = unsafe { _mm256_slli_epi64::<1>(odd) };
+        // SAFETY: the enclosing function has AVX2.
+        let high = unsafe { _mm256_blend_epi32::<0b1010_1010>(even, odd) };
+        // SAFETY: the enclosing function has AVX2.
+        let min = unsafe { _mm256_set1_epi32(i32::MIN) };
+        // SAFETY: the enclosing function has AVX2.
+        let sat = unsafe { _mm256_cmpeq_epi32(high, min) };
+        // `MIN - 1` wraps to `MAX` in the saturated lanes (`sat` is -1 there, 0 elsewhere).
+        // SAFETY: the enclosing function has AVX2.
+        let high = unsafe { _mm256_add_epi32(high, sat) };
+        // RoundingDivideByPOT: `(x >> e) + (x & mask > (mask >> 1) + (x < 0))`.
+        // SAFETY: the enclosing function has AVX2.
+        let one = unsafe { _mm256_set1_epi32(1) };
+        // SAFETY: the enclosing function has AVX2.
+        let pot = unsafe { _mm256_sllv_epi32(one, right) };
+        // SAFETY: the enclosing function has AVX2.
+        let mask = unsafe { _mm256_sub_epi32(pot, one) };
+        // SAFETY: the enclosing function has AVX2.
+        let rem = unsafe { _mm256_and_si256(high, mask) };
+        // SAFETY: the enclosing function has AVX2.
+        let is_neg = unsafe { _mm256_cmpgt_epi32(zero, high) };
+        // SAFETY: the enclosing function has AVX2.
+        let half = unsafe { _mm256_srli_epi32::<1>(mask) };
+        // SAFETY: the enclosing function has AVX2.
+        let threshold = unsafe { _mm256_sub_epi32(half, is_neg) };
+        // SAFETY: the enclosing function has AVX2.
+        let up = unsafe { _mm256_cmpgt_epi32(rem, threshold) };
+        // SAFETY: the enclosing function has AVX2.
+        let shifted = unsafe { _mm256_srav_epi32(high, right) };
+        // SAFETY: the enclosing function has AVX2.
+        unsafe { _mm256_sub_epi32(shifted, up) }
+    }};
+}
+
 /// `multiply_by_quantized_multiplier(x, m, s)` in eight lanes, bit for bit, for every `x` and
 /// `m` and any `s` (the scalar clamps its shifts to `0..=30` left and `0..=31` right).
 ///
@@ -104,98 +180,34 @@ macro_rules! reduce8_i32 {
 /// 2^31)` for both signs of `a m`, and the low 32 bits of a 64-bit shift are the same logical
 /// or arithmetic (AVX2 has no arithmetic 64-bit shift); the one product it saturates, `MIN *
 /// MIN`, is the only one that lands on `MIN` here, so that lane becomes `MAX`.
+#[cfg(test)]
 #[inline]
 #[target_feature(enable = "avx2")]
 unsafe fn mbqm8(x: __m256i, m: __m256i, s: __m256i) -> __m256i {
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let zero = unsafe { _mm256_setzero_si256() };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let c30 = unsafe { _mm256_set1_epi32(30) };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let c31 = unsafe { _mm256_set1_epi32(31) };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let left = unsafe { _mm256_max_epi32(s, zero) };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let left = unsafe { _mm256_min_epi32(left, c30) };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let neg = unsafe { _mm256_sub_epi32(zero, s) };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let right = unsafe { _mm256_max_epi32(neg, zero) };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let right = unsafe { _mm256_min_epi32(right, c31) };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let a = unsafe { _mm256_sllv_epi32(x, left) };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let nudge = unsafe { _mm256_set1_epi64x(1 << 30) };
-    // Even lanes: `_mm256_mul_epi32` multiplies the low (signed) halves of each 64 bits.
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let even = unsafe { _mm256_mul_epi32(a, m) };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let even = unsafe { _mm256_add_epi64(even, nudge) };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let even = unsafe { _mm256_srli_epi64::<31>(even) };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let a_odd = unsafe { _mm256_srli_epi64::<32>(a) };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let m_odd = unsafe { _mm256_srli_epi64::<32>(m) };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let odd = unsafe { _mm256_mul_epi32(a_odd, m_odd) };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let odd = unsafe { _mm256_add_epi64(odd, nudge) };
-    // The odd results' low 32 bits are bits 31..63 of the sum: shift left by one instead.
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let odd = unsafe { _mm256_slli_epi64::<1>(odd) };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let high = unsafe { _mm256_blend_epi32::<0b1010_1010>(even, odd) };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let min = unsafe { _mm256_set1_epi32(i32::MIN) };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let sat = unsafe { _mm256_cmpeq_epi32(high, min) };
-    // `MIN - 1` wraps to `MAX` in the saturated lanes (`sat` is -1 there, 0 elsewhere).
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let high = unsafe { _mm256_add_epi32(high, sat) };
-    // RoundingDivideByPOT: `(x >> e) + (x & mask > (mask >> 1) + (x < 0))`.
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let one = unsafe { _mm256_set1_epi32(1) };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let pot = unsafe { _mm256_sllv_epi32(one, right) };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let mask = unsafe { _mm256_sub_epi32(pot, one) };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let rem = unsafe { _mm256_and_si256(high, mask) };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let is_neg = unsafe { _mm256_cmpgt_epi32(zero, high) };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let half = unsafe { _mm256_srli_epi32::<1>(mask) };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let threshold = unsafe { _mm256_sub_epi32(half, is_neg) };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let up = unsafe { _mm256_cmpgt_epi32(rem, threshold) };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    let shifted = unsafe { _mm256_srav_epi32(high, right) };
-    // SAFETY: AVX2 is enabled for this function (value intrinsic).
-    unsafe { _mm256_sub_epi32(shifted, up) }
+    mbqm8!(x, m, s)
 }
 
-/// `requant_row` eight channels at a time: `clamp(mbqm(acc) + output_offset)`, each value
-/// truncated to int8 as the scalar `as i8` does.
+/// The int8 output stage's constants, made once per kernel call.
+#[derive(Clone, Copy)]
+struct Out8 {
+    off: __m256i,
+    lo: __m256i,
+    hi: __m256i,
+    /// Picks the low byte of each 32-bit lane into the low four bytes of each 128-bit half.
+    bytes: __m256i,
+    /// Brings the upper half's four bytes next to the lower half's.
+    halves: __m256i,
+}
+
 #[inline]
 #[target_feature(enable = "avx2")]
-unsafe fn requant_row8(
-    acc: &[i32],
-    q: &Requant<'_>,
-    g: &Geometry,
-    y: &mut [i8],
-) -> Result<(), KernelError> {
-    let n = y.len();
-    let done = n / 8 * 8;
+unsafe fn out8(g: &Geometry) -> Out8 {
     // SAFETY: AVX2 is enabled for this function (value intrinsic).
     let off = unsafe { _mm256_set1_epi32(g.output_offset) };
     // SAFETY: AVX2 is enabled for this function (value intrinsic).
     let lo = unsafe { _mm256_set1_epi32(g.act_min) };
     // SAFETY: AVX2 is enabled for this function (value intrinsic).
     let hi = unsafe { _mm256_set1_epi32(g.act_max) };
-    // The low byte of each 32-bit lane, to the low four bytes of each 128-bit half.
     // SAFETY: AVX2 is enabled for this function (value intrinsic).
     let bytes = unsafe {
         _mm256_setr_epi8(
@@ -205,46 +217,107 @@ unsafe fn requant_row8(
     };
     // SAFETY: AVX2 is enabled for this function (value intrinsic).
     let halves = unsafe { _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0) };
-    for c0 in (0..done).step_by(8) {
+    Out8 {
+        off,
+        lo,
+        hi,
+        bytes,
+        halves,
+    }
+}
+
+/// Requantizes eight int32 sums (`acc`, with multipliers `m` and shifts `s`) and writes them
+/// to `y8`: `clamp(mbqm(acc) + output_offset)`, each truncated to int8 as the scalar `as i8`.
+/// A macro, so the kernels requantize from registers without a call.
+macro_rules! requant_store8 {
+    ($acc:expr, $m:expr, $s:expr, $o:expr, $y8:expr) => {{
+        let o: &Out8 = $o;
+        let y8: &mut [i8; 8] = $y8;
+        let v = mbqm8!($acc, $m, $s);
+        // SAFETY: the enclosing function has AVX2.
+        let v = unsafe { _mm256_add_epi32(v, o.off) };
+        // SAFETY: the enclosing function has AVX2.
+        let v = unsafe { _mm256_max_epi32(v, o.lo) };
+        // SAFETY: the enclosing function has AVX2.
+        let v = unsafe { _mm256_min_epi32(v, o.hi) };
+        // SAFETY: the enclosing function has AVX2.
+        let v = unsafe { _mm256_shuffle_epi8(v, o.bytes) };
+        // SAFETY: the enclosing function has AVX2.
+        let v = unsafe { _mm256_permutevar8x32_epi32(v, o.halves) };
+        // SAFETY: the enclosing function has AVX2.
+        let v = unsafe { _mm256_castsi256_si128(v) };
+        // SAFETY: `y8` is 8 writable bytes, and `storel_epi64` writes exactly 8 unaligned.
+        unsafe { _mm_storel_epi64(y8.as_mut_ptr().cast(), v) };
+    }};
+}
+
+/// `y[c]`, `y[c + 1]`, .. `y[c + 7]` as an array, or the short-tensor error.
+#[inline(always)]
+fn chunk_mut<T, const N: usize>(s: &mut [T], o: usize) -> Result<&mut [T; N], KernelError> {
+    s.get_mut(o..)
+        .and_then(<[T]>::first_chunk_mut::<N>)
+        .ok_or(SHORT)
+}
+
+/// `requant_row` from channel `from` on (the channels the kernels left in `acc`).
+#[inline(always)]
+fn requant_rest(
+    acc: &[i32],
+    q: &Requant<'_>,
+    g: &Geometry,
+    y: &mut [i8],
+    from: usize,
+) -> Result<(), KernelError> {
+    let rest = Requant {
+        mult: q.mult.get(from..).ok_or(SHORT)?,
+        shift: q.shift.get(from..).ok_or(SHORT)?,
+        bias: &[],
+    };
+    requant_row(
+        acc.get(from..).ok_or(SHORT)?,
+        &rest,
+        g,
+        y.get_mut(from..).ok_or(SHORT)?,
+    );
+    Ok(())
+}
+
+/// `requant_row` eight channels at a time, the channels after the last eight as the scalar.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn requant_row8(
+    acc: &[i32],
+    q: &Requant<'_>,
+    g: &Geometry,
+    o: &Out8,
+    y: &mut [i8],
+) -> Result<(), KernelError> {
+    // SAFETY: AVX2 is enabled for this function.
+    unsafe { requant_row8_from(acc, q, g, o, y, 0) }
+}
+
+/// `requant_row8` from channel `from` on.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn requant_row8_from(
+    acc: &[i32],
+    q: &Requant<'_>,
+    g: &Geometry,
+    o: &Out8,
+    y: &mut [i8],
+    from: usize,
+) -> Result<(), KernelError> {
+    let done = from + y.len().saturating_sub(from) / 8 * 8;
+    for c0 in (from..done).step_by(8) {
         // SAFETY: AVX2 is enabled for this function.
         let a = unsafe { load_i32(chunk(acc, c0)?) };
         // SAFETY: AVX2 is enabled for this function.
         let m = unsafe { load_i32(chunk(q.mult, c0)?) };
         // SAFETY: AVX2 is enabled for this function.
         let s = unsafe { load_i32(chunk(q.shift, c0)?) };
-        // SAFETY: AVX2 is enabled for this function.
-        let v = unsafe { mbqm8(a, m, s) };
-        // SAFETY: AVX2 is enabled for this function (value intrinsic).
-        let v = unsafe { _mm256_add_epi32(v, off) };
-        // SAFETY: AVX2 is enabled for this function (value intrinsic).
-        let v = unsafe { _mm256_max_epi32(v, lo) };
-        // SAFETY: AVX2 is enabled for this function (value intrinsic).
-        let v = unsafe { _mm256_min_epi32(v, hi) };
-        // SAFETY: AVX2 is enabled for this function (value intrinsic).
-        let v = unsafe { _mm256_shuffle_epi8(v, bytes) };
-        // SAFETY: AVX2 is enabled for this function (value intrinsic).
-        let v = unsafe { _mm256_permutevar8x32_epi32(v, halves) };
-        let y8: &mut [i8; 8] = y
-            .get_mut(c0..)
-            .and_then(<[i8]>::first_chunk_mut::<8>)
-            .ok_or(SHORT)?;
-        // SAFETY: AVX2 is enabled for this function (value intrinsic).
-        let v = unsafe { _mm256_castsi256_si128(v) };
-        // SAFETY: `y8` is 8 writable bytes, and `storel_epi64` writes exactly 8 unaligned.
-        unsafe { _mm_storel_epi64(y8.as_mut_ptr().cast(), v) };
+        requant_store8!(a, m, s, o, chunk_mut(y, c0)?);
     }
-    let (acc, mult, shift) = (
-        acc.get(done..).ok_or(SHORT)?,
-        q.mult.get(done..).ok_or(SHORT)?,
-        q.shift.get(done..).ok_or(SHORT)?,
-    );
-    let tail = Requant {
-        mult,
-        shift,
-        bias: &[],
-    };
-    requant_row(acc, &tail, g, y.get_mut(done..).ok_or(SHORT)?);
-    Ok(())
+    requant_rest(acc, q, g, y, done)
 }
 
 /// CONV_2D, int8, as `conv_i8_impl`: per pixel the im2col row (or the input itself for a
@@ -274,14 +347,18 @@ pub(crate) unsafe fn conv_i8(
     let blocks = d.out_c / 8;
     let (n16, tail8) = (row / 16, row % 16 >= 8);
     let rest = n16 * 16 + if tail8 { 8 } else { 0 };
+    // Without a scalar tail of the row, each block's sums are requantized from registers.
+    let direct = rest == row;
+    // SAFETY: AVX2 is enabled for this function.
+    let o = unsafe { out8(g) };
     let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
     for (b, w) in Windows::new(g)? {
         let x = gather(g, &d, input, b, &w, zp, patch)?;
         let x = take(x, row)?;
+        let y = pixels.next().ok_or(SHORT)?;
         // Index loops, not zipped chunk iterators: `Zip::new` over two `ChunksExact` (a
         // division each) stayed an out-of-line call per block, 4% of the invoke.
         for blk in 0..blocks {
-            let a8 = acc.get_mut(8 * blk..8 * blk + 8).ok_or(SHORT)?;
             // Eight filter rows; a constant trip count over them, so the sums stay in registers.
             // (No closure: `array::from_fn`'s was not inlined into this function.)
             let mut kr: [&[i8]; 8] = [&[]; 8];
@@ -320,9 +397,17 @@ pub(crate) unsafe fn conv_i8(
             let total = reduce8_i32!(sums);
             // SAFETY: AVX2 is enabled for this function.
             let bv = unsafe { load_i32(chunk(bias, 8 * blk)?) };
-            let a8: &mut [i32; 8] = a8.try_into().map_err(|_| SHORT)?;
             // SAFETY: AVX2 is enabled for this function (value intrinsic).
             let v = unsafe { _mm256_add_epi32(total, bv) };
+            if direct {
+                // SAFETY: AVX2 is enabled for this function.
+                let m = unsafe { load_i32(chunk(q.mult, 8 * blk)?) };
+                // SAFETY: AVX2 is enabled for this function.
+                let s = unsafe { load_i32(chunk(q.shift, 8 * blk)?) };
+                requant_store8!(v, m, s, &o, chunk_mut(y, 8 * blk)?);
+                continue;
+            }
+            let a8: &mut [i32; 8] = chunk_mut(acc, 8 * blk)?;
             // SAFETY: AVX2 is enabled for this function.
             unsafe { store_i32(a8, v) };
             if rest < row {
@@ -337,8 +422,12 @@ pub(crate) unsafe fn conv_i8(
             let a = acc.get_mut(c).ok_or(SHORT)?;
             *a = dot_i8(x, k).wrapping_add(*bias.get(c).ok_or(SHORT)?);
         }
-        // SAFETY: AVX2 is enabled for this function.
-        unsafe { requant_row8(acc, q, g, pixels.next().ok_or(SHORT)?)? };
+        if direct {
+            requant_rest(acc, q, g, y, blocks * 8)?;
+        } else {
+            // SAFETY: AVX2 is enabled for this function.
+            unsafe { requant_row8(acc, q, g, &o, y)? };
+        }
     }
     Ok(())
 }
@@ -400,11 +489,13 @@ pub(crate) unsafe fn depthwise_i8(
     let bias = take(q.bias, d.out_c)?;
     let done = d.out_c / 16 * 16;
     let mut taps = [(0, 0); MAX_TAPS];
+    // SAFETY: AVX2 is enabled for this function.
+    let stage = unsafe { out8(g) };
     let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
     for (b, w) in Windows::new(g)? {
         let taps = tap_offsets(g, &d, b, &w, &mut taps);
+        let y = pixels.next().ok_or(SHORT)?;
         for c0 in (0..done).step_by(16) {
-            let a16 = acc.get_mut(c0..c0 + 16).ok_or(SHORT)?;
             // SAFETY: AVX2 is enabled for this function.
             let mut lo = unsafe { load_i32(chunk(bias, c0)?) };
             // SAFETY: AVX2 is enabled for this function.
@@ -454,11 +545,14 @@ pub(crate) unsafe fn depthwise_i8(
                 // SAFETY: AVX2 is enabled for this function.
                 hi = unsafe { _mm256_add_epi32(hi, p_hi) };
             }
-            let (a_lo, a_hi) = a16.split_at_mut(8);
-            // SAFETY: AVX2 is enabled for this function.
-            unsafe { store_i32(a_lo.try_into().map_err(|_| SHORT)?, lo) };
-            // SAFETY: AVX2 is enabled for this function.
-            unsafe { store_i32(a_hi.try_into().map_err(|_| SHORT)?, hi) };
+            // Requantized from registers, sixteen channels straight to the output.
+            for (h, v) in [(c0, lo), (c0 + 8, hi)] {
+                // SAFETY: AVX2 is enabled for this function.
+                let m = unsafe { load_i32(chunk(q.mult, h)?) };
+                // SAFETY: AVX2 is enabled for this function.
+                let s = unsafe { load_i32(chunk(q.shift, h)?) };
+                requant_store8!(v, m, s, &stage, chunk_mut(y, h)?);
+            }
         }
         // The channels past the last block of sixteen, as the portable body.
         for c in done..d.out_c {
@@ -471,7 +565,7 @@ pub(crate) unsafe fn depthwise_i8(
             }
         }
         // SAFETY: AVX2 is enabled for this function.
-        unsafe { requant_row8(acc, q, g, pixels.next().ok_or(SHORT)?)? };
+        unsafe { requant_row8_from(acc, q, g, &stage, y, done)? };
     }
     Ok(())
 }
