@@ -270,7 +270,11 @@ impl<K: Key> DatasetSource<K> {
                 }
             });
         self.sync_stats();
+        // A file that ended before the rows its header announced, under Skip: the missing
+        // rows are counted as skipped, and its batches from here on come out short or empty.
+        let ended = self.stats.files.last().is_some_and(|f| f.done);
         match read {
+            Ok(n) if n < expected && ended => {}
             Ok(n) if n < expected && n > 0 && self.split => {
                 // The serial pass hands out what fitted; the rest of the batch comes next.
                 self.partial = Some(Partial {
