@@ -9,16 +9,16 @@
 //! [`CursorSet`](crate::cursor_set::CursorSet) read every kind of dataset, whole or sharded,
 //! and a row's id is its position in the whole dataset.
 //!
-//! The per-format readers below also implement [`BatchReader`] (batches spanning files, with
-//! per-file accounts in [`BatchReader::stats`]), which `summarize` and `convert_to_norm` use.
-//! Errors are [`DatasetError`]s that name the file and the place in it (sample and byte
-//! offset, or Parquet row and column).
+//! A source keeps a per-file account of decoded and skipped rows ([`DatasetSource::stats`]);
+//! errors are [`DatasetError`]s that name the file and the place in it (sample and byte
+//! offset, or Parquet row and column), from [`DatasetSource::error`] or
+//! [`DatasetPlan::failure`].
 //!
 //! - [`FileList`]: HugeCTR's list of data files.
-//! - [`NormReader`], [`RawReader`]: the core streaming decoders over memory-mapped (or
-//!   buffered, [`IoMode`]) files, through one record loop.
+//! - Norm and Raw files: the core streaming decoders over memory-mapped (or buffered,
+//!   [`IoMode`]) files, through one record loop.
 //! - [`ParquetReader`]: Parquet files described by a `_metadata.json` ([`ParquetMetadata`]).
-//! - [`NormWriter`] and [`convert_to_norm`]: any reader's samples to a Norm file (the
+//! - [`NormWriter`] and [`convert_to_norm`]: a source's samples to a Norm file (the
 //!   Parquet → Norm converter); [`summarize`]: nnz statistics (`tessera dataset inspect`).
 
 mod budget;
@@ -32,7 +32,6 @@ mod norm_writer;
 mod parquet;
 mod plan;
 mod raw;
-mod reader;
 mod shard;
 mod source;
 mod stats;
@@ -44,14 +43,12 @@ pub use convert::{ConvertOptions, ConvertSummary, convert_to_norm};
 pub use error::{DatasetError, MetadataErrorKind, RowErrorKind, SchemaErrorKind};
 pub use file_list::{FileList, FileListError, FileListErrorKind};
 pub use input::IoMode;
-pub use norm::{NormFileHeader, NormReader};
+pub use norm::NormFileHeader;
 pub use norm_writer::NormWriter;
 pub use parquet::{
     ColumnRef, FileStat, ParquetConfig, ParquetMetadata, ParquetReader, parquet_footer,
 };
 pub use plan::{DatasetFormat, DatasetPlan, PlannedFile};
-pub use raw::RawReader;
-pub use reader::BatchReader;
 pub use shard::{Shard, ShardError};
 pub use source::DatasetSource;
 pub use stats::{FileStats, ReadStats};

@@ -8,9 +8,7 @@ use tessera_core::data::{
 };
 
 use super::error::DatasetError;
-use super::file_list::FileList;
 use super::input::{Input, IoMode};
-use super::reader::BatchReader;
 use super::stats::ReadStats;
 use super::stream::{Format, StreamReader};
 
@@ -23,7 +21,7 @@ use super::stream::{Format, StreamReader};
 /// `slot_num`, `error_check`): it counts as the `number_of_records` its header announces,
 /// the only count there is. A header that cannot be read (truncated, bad checksum, negative
 /// count) stops the reader even under Skip, as nothing says how many samples were lost.
-pub struct NormReader<K: Key> {
+pub(crate) struct NormReader<K: Key> {
     inner: StreamReader<K, NormFormat>,
 }
 
@@ -33,10 +31,6 @@ pub(crate) struct NormFormat {
 
 impl<K: Key> Format<K> for NormFormat {
     type Decoder = NormDecoder<K>;
-
-    fn dims(&self) -> Dims {
-        self.config.dims
-    }
 
     fn policy(&self) -> ErrorPolicy {
         self.config.policy
@@ -68,31 +62,16 @@ impl<K: Key> Format<K> for NormFormat {
 
 impl<K: Key> NormReader<K> {
     /// A reader of `paths`, in order.
-    pub fn new(paths: Vec<PathBuf>, config: NormConfig) -> Self {
+    pub(crate) fn new(paths: Vec<PathBuf>, config: NormConfig) -> Self {
         Self {
             inner: StreamReader::new(NormFormat { config }, paths),
         }
     }
 
-    /// A reader of a file list, or of one Norm file (told apart by [`FileList::sniff`]).
-    pub fn open(path: &Path, config: NormConfig) -> Result<Self, DatasetError> {
-        Ok(Self::new(FileList::resolve(path)?, config))
-    }
-
     /// The same reader, getting bytes through `io` (a memory map by default).
-    pub fn with_io(mut self, io: IoMode) -> Self {
+    pub(crate) fn with_io(mut self, io: IoMode) -> Self {
         self.inner.set_io(io);
         self
-    }
-
-    /// The configuration.
-    pub fn config(&self) -> &NormConfig {
-        &self.inner.format().config
-    }
-
-    /// The data files, in order.
-    pub fn paths(&self) -> &[PathBuf] {
-        self.inner.paths()
     }
 
     /// Up to `max` records (decoded or skipped) into `batch`; the records used.
@@ -112,23 +91,6 @@ impl<K: Key> NormReader<K> {
     /// The per-file account, for a [`DatasetSource`](super::DatasetSource) to take over.
     pub(crate) fn stats_mut(&mut self) -> &mut ReadStats {
         self.inner.stats_mut()
-    }
-}
-
-impl<K: Key> BatchReader<K> for NormReader<K> {
-    fn dims(&self) -> Dims {
-        self.inner.format().config.dims
-    }
-
-    fn next_batch(
-        &mut self,
-        batch: &mut SampleBatch<'_, K>,
-    ) -> Result<Option<usize>, DatasetError> {
-        self.inner.next_batch(batch)
-    }
-
-    fn stats(&self) -> &ReadStats {
-        self.inner.stats()
     }
 }
 

@@ -6,8 +6,7 @@ use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
 use tessera_core::data::{
-    DataError, DataErrorKind, DecodeStats, Dims, ErrorPolicy, Key, SampleBatch, Status,
-    StreamDecoder,
+    DataError, DataErrorKind, DecodeStats, ErrorPolicy, Key, SampleBatch, Status, StreamDecoder,
 };
 
 use super::error::DatasetError;
@@ -18,7 +17,6 @@ use super::stats::{FileStats, ReadStats};
 /// Skip may pass over.
 pub(crate) trait Format<K: Key> {
     type Decoder: StreamDecoder<K>;
-    fn dims(&self) -> Dims;
     fn policy(&self) -> ErrorPolicy;
     /// The decoder for a file just opened (`len`: its length if it is a regular file).
     fn start(
@@ -70,46 +68,13 @@ impl<K: Key, F: Format<K>> StreamReader<K, F> {
         self.io = io;
     }
 
-    pub(crate) fn format(&self) -> &F {
-        &self.format
-    }
-
-    pub(crate) fn paths(&self) -> &[PathBuf] {
-        &self.paths
-    }
-
-    pub(crate) fn stats(&self) -> &ReadStats {
-        &self.stats
-    }
-
     pub(crate) fn stats_mut(&mut self) -> &mut ReadStats {
         &mut self.stats
     }
 
-    pub(crate) fn next_batch(
-        &mut self,
-        batch: &mut SampleBatch<'_, K>,
-    ) -> Result<Option<usize>, DatasetError> {
-        if let Some(path) = &self.stopped {
-            return Err(DatasetError::Stopped { path: path.clone() });
-        }
-        let first = self.paths.first().map_or(Path::new(""), PathBuf::as_path);
-        super::reader::check_dims(self.format.dims(), batch, first)?;
-        batch.clear();
-        self.fill(batch).inspect_err(|e| {
-            self.stopped = Some(e.path().to_owned());
-            self.current = None;
-        })
-    }
-
-    fn fill(&mut self, batch: &mut SampleBatch<'_, K>) -> Result<Option<usize>, DatasetError> {
-        self.run(Some(batch), u64::MAX)?;
-        Ok((batch.samples() > 0).then_some(batch.samples()))
-    }
-
     /// Decodes the next `max` records (decoded or skipped) into `batch`, or fewer if the
-    /// batch fills up in keys or the files end; returns the records used. Errors stop the
-    /// reader as [`next_batch`](Self::next_batch)'s do.
+    /// batch fills up in keys or the files end; returns the records used. An error stops
+    /// the reader: every later call returns [`DatasetError::Stopped`].
     pub(crate) fn read_records(
         &mut self,
         batch: &mut SampleBatch<'_, K>,
@@ -138,8 +103,7 @@ impl<K: Key, F: Format<K>> StreamReader<K, F> {
     }
 
     /// The one record loop: decodes into `batch` (or passes over, without one) up to `max`
-    /// records, across files. In the batch-filling mode (`max == u64::MAX`) it returns when
-    /// the batch is full. Returns the records used (decoded, skipped or passed over).
+    /// records, across files; it returns early when the batch is full. Returns the records used (decoded, skipped or passed over).
     fn run(
         &mut self,
         mut batch: Option<&mut SampleBatch<'_, K>>,

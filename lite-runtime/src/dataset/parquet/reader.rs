@@ -10,7 +10,7 @@ use parquet::errors::ParquetError;
 use parquet::file::metadata::ParquetMetaData;
 use parquet::file::reader::FileReader;
 use parquet::file::serialized_reader::SerializedFileReader;
-use tessera_core::data::{Dims, ErrorPolicy, Key, SampleBatch};
+use tessera_core::data::{ErrorPolicy, Key, SampleBatch};
 
 use super::chunk::{Chunk, SlotRange, Values};
 use super::columns::{ColumnPlan, plan};
@@ -18,7 +18,6 @@ use super::metadata::ParquetMetadata;
 use super::pages::CheckedPages;
 use crate::dataset::error::{DatasetError, MetadataErrorKind, RowErrorKind};
 use crate::dataset::file_list::{FileList, parent_dir};
-use crate::dataset::reader::{BatchReader, check_dims};
 use crate::dataset::stats::{FileStats, ReadStats};
 
 /// How to read a Parquet dataset.
@@ -43,7 +42,9 @@ impl Default for ParquetConfig {
     }
 }
 
-/// Reads a Parquet dataset into batches with keys of type `K`.
+/// A Parquet dataset's metadata and files, and the reader of them behind
+/// [`DatasetPlan::parquet`](crate::dataset::DatasetPlan::parquet) (keys of type `K`): read
+/// its rows through the plan's sources.
 ///
 /// Each sample is laid out as [`ParquetMetadata`] says: labels then dense features (each
 /// ordered by their `index`), then one slot per `cats` entry in the listed order, so a
@@ -243,11 +244,6 @@ impl<K: Key> ParquetReader<K> {
             chunk: Chunk::new(),
         });
         Ok(true)
-    }
-
-    fn fill(&mut self, batch: &mut SampleBatch<'_, K>) -> Result<Option<usize>, DatasetError> {
-        self.run(Some(batch), u64::MAX)?;
-        Ok((batch.samples() > 0).then_some(batch.samples()))
     }
 
     /// Reads the next `max` rows (decoded or skipped) into `batch`, or fewer if the batch
@@ -451,39 +447,6 @@ fn emit<K: Key>(
         *used += 1;
     }
     Ok(true)
-}
-
-impl<K: Key> BatchReader<K> for ParquetReader<K> {
-    fn dims(&self) -> Dims {
-        self.meta.dims()
-    }
-
-    fn next_batch(
-        &mut self,
-        batch: &mut SampleBatch<'_, K>,
-    ) -> Result<Option<usize>, DatasetError> {
-        if let Some(path) = &self.stopped {
-            return Err(DatasetError::Stopped { path: path.clone() });
-        }
-        check_dims(self.dims(), batch, &self.meta_path)?;
-        batch.clear();
-        self.fill(batch).inspect_err(|e| {
-            self.stopped = Some(e.path().to_owned());
-            self.current = None;
-        })
-    }
-
-    fn stats(&self) -> &ReadStats {
-        &self.stats
-    }
-
-    fn announced_samples(&self) -> Option<u64> {
-        let mut total = 0u64;
-        for f in &self.files {
-            total = total.checked_add(self.listed_rows(f).ok()?)?;
-        }
-        Some(total)
-    }
 }
 
 /// Skips `rows` records in every column of a row group; a column with fewer is corrupt.
