@@ -359,21 +359,20 @@ pub(crate) unsafe fn conv_i8(
         // Index loops, not zipped chunk iterators: `Zip::new` over two `ChunksExact` (a
         // division each) stayed an out-of-line call per block, 4% of the invoke.
         for blk in 0..blocks {
-            // Eight filter rows; a constant trip count over them, so the sums stay in registers.
-            // (No closure: `array::from_fn`'s was not inlined into this function.)
-            let mut kr: [&[i8]; 8] = [&[]; 8];
-            for (c, r) in kr.iter_mut().enumerate() {
-                let at = (8 * blk + c) * row;
-                *r = filter.get(at..at + row).ok_or(SHORT)?;
-            }
+            // Eight filter rows, one slice indexed `c * row + i`: eight slices (sixteen
+            // registers of pointers and lengths) were reloaded from the stack in the inner loop.
+            // A constant trip count over them, so the sums stay in registers.
+            let fb = filter
+                .get(8 * blk * row..8 * (blk + 1) * row)
+                .ok_or(SHORT)?;
             // SAFETY: AVX2 is enabled for this function.
             let mut sums = [unsafe { _mm256_setzero_si256() }; 8];
             for j in 0..n16 {
                 // SAFETY: AVX2 is enabled for this function.
                 let xv = unsafe { widen16(chunk(x, 16 * j)?) };
-                for (s, k) in sums.iter_mut().zip(kr) {
+                for (c, s) in sums.iter_mut().enumerate() {
                     // SAFETY: AVX2 is enabled for this function.
-                    let kv = unsafe { widen16(chunk(k, 16 * j)?) };
+                    let kv = unsafe { widen16(chunk(fb, c * row + 16 * j)?) };
                     // SAFETY: AVX2 is enabled for this function.
                     let p = unsafe { _mm256_madd_epi16(xv, kv) };
                     // SAFETY: AVX2 is enabled for this function.
@@ -383,9 +382,9 @@ pub(crate) unsafe fn conv_i8(
             if tail8 {
                 // SAFETY: AVX2 is enabled for this function.
                 let xv = unsafe { widen8(chunk(x, 16 * n16)?) };
-                for (s, k) in sums.iter_mut().zip(kr) {
+                for (c, s) in sums.iter_mut().enumerate() {
                     // SAFETY: AVX2 is enabled for this function.
-                    let kv = unsafe { widen8(chunk(k, 16 * n16)?) };
+                    let kv = unsafe { widen8(chunk(fb, c * row + 16 * n16)?) };
                     // SAFETY: AVX2 is enabled for this function.
                     let p = unsafe { _mm_madd_epi16(xv, kv) };
                     // SAFETY: AVX2 is enabled for this function.
@@ -412,8 +411,9 @@ pub(crate) unsafe fn conv_i8(
             unsafe { store_i32(a8, v) };
             if rest < row {
                 let xr = x.get(rest..).ok_or(SHORT)?;
-                for (a, k) in a8.iter_mut().zip(kr) {
-                    *a = a.wrapping_add(dot_i8(xr, k.get(rest..).ok_or(SHORT)?));
+                for (c, a) in a8.iter_mut().enumerate() {
+                    let k = fb.get(c * row + rest..(c + 1) * row).ok_or(SHORT)?;
+                    *a = a.wrapping_add(dot_i8(xr, k));
                 }
             }
         }
@@ -751,19 +751,18 @@ pub(crate) unsafe fn conv_f32(
             .copy_from_slice(tail);
         for blk in 0..d.out_c / 8 {
             let y8 = y.get_mut(8 * blk..8 * blk + 8).ok_or(SHORT)?;
-            let mut kr: [&[f32]; 8] = [&[]; 8];
-            for (c, r) in kr.iter_mut().enumerate() {
-                let at = (8 * blk + c) * row;
-                *r = filter.get(at..at + row).ok_or(SHORT)?;
-            }
+            // Eight filter rows as one slice, as in `conv_i8`.
+            let fb = filter
+                .get(8 * blk * row..8 * (blk + 1) * row)
+                .ok_or(SHORT)?;
             // SAFETY: AVX2 is enabled for this function.
             let mut lanes = [unsafe { _mm256_setzero_ps() }; 8];
             for j in 0..n8 {
                 // SAFETY: AVX2 is enabled for this function.
                 let xv = unsafe { load_f32(chunk(x, 8 * j)?) };
-                for (l, k) in lanes.iter_mut().zip(kr) {
+                for (c, l) in lanes.iter_mut().enumerate() {
                     // SAFETY: AVX2 is enabled for this function.
-                    let kv = unsafe { load_f32(chunk(k, 8 * j)?) };
+                    let kv = unsafe { load_f32(chunk(fb, c * row + 8 * j)?) };
                     // SAFETY: AVX2 is enabled for this function.
                     let p = unsafe { _mm256_mul_ps(xv, kv) };
                     // SAFETY: AVX2 is enabled for this function.
@@ -773,9 +772,9 @@ pub(crate) unsafe fn conv_f32(
             if !tail.is_empty() {
                 // SAFETY: AVX2 is enabled for this function.
                 let xv = unsafe { load_f32(&x_tail) };
-                for (l, k) in lanes.iter_mut().zip(kr) {
+                for (c, l) in lanes.iter_mut().enumerate() {
                     let mut k_tail = [0.0f32; 8];
-                    let kt = k.get(8 * n8..).ok_or(SHORT)?;
+                    let kt = fb.get(c * row + 8 * n8..(c + 1) * row).ok_or(SHORT)?;
                     k_tail.get_mut(..kt.len()).ok_or(SHORT)?.copy_from_slice(kt);
                     // SAFETY: AVX2 is enabled for this function.
                     let kv = unsafe { load_f32(&k_tail) };
