@@ -7,7 +7,8 @@ use std::thread;
 
 use tessera_core::cursor::RowCursor;
 use tessera_core::data::{
-    BatchSource, Check, DataErrorKind, Dims, NormConfig, NormEncoder, RawConfig, SampleCursor,
+    BatchError, BatchSource, Check, DataErrorKind, Dims, NormConfig, NormEncoder, RawConfig,
+    SampleCursor,
 };
 use tessera_lite::cursor_set::{BatchBuffers, CursorSet, CursorSetConfig};
 use tessera_lite::dataset::{DatasetError, DatasetPlan, IoMode, ParquetConfig, Shard, ShardError};
@@ -229,6 +230,52 @@ fn parquet_datasets_shard_into_the_whole_dataset() {
         assert_eq!(set_rows(&plan, workers, values, false), whole);
     }
     check_shards(&plan, &whole, values);
+}
+
+#[test]
+fn the_serial_pass_splits_a_batch_whose_keys_run_out_and_a_partition_refuses() {
+    let (paths, config) = norm_files(Check::Sum, "split");
+    let plan = DatasetPlan::norm(paths, config).unwrap();
+    let whole = serial_rows(plan.source(), DIMS, VALUES);
+    // Room for one record's keys at most: batches of 4 rows end short, rows and ids unchanged.
+    let one = 3 * MAX_NNZ;
+    assert_eq!(serial_rows(plan.source(), DIMS, one), whole);
+    // A partition's batches are numbered for a cursor set: one that ends short is an error.
+    let mut buffers = BatchBuffers::<u32>::new(DIMS, BATCH, one).unwrap();
+    let mut batch = buffers.batch().unwrap();
+    let mut source = plan.partition::<u32>(0, 1);
+    let error = loop {
+        batch.clear();
+        match source.next_batch(&mut batch) {
+            Ok(Some(_)) => {}
+            Ok(None) => panic!("no batch ran out of keys"),
+            Err(e) => break e,
+        }
+    };
+    assert_eq!(
+        error.kind,
+        DataErrorKind::Batch(BatchError::NoRoom),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_file_ending_early_under_skip_reads_alike_in_every_reader() {
+    let (paths, config) = norm_files(Check::Sum, "ends_early");
+    // The last file announces 20 rows; cut inside its last record, it holds 19.
+    let last = &paths[4];
+    let bytes = std::fs::read(last).unwrap();
+    std::fs::write(last, &bytes[..bytes.len() - 5]).unwrap();
+    let config = config.with_policy(tessera_core::data::ErrorPolicy::Skip);
+    let plan = DatasetPlan::norm(paths, config).unwrap();
+    let whole = serial_rows(plan.source(), DIMS, VALUES);
+    assert_eq!(whole.len(), 40);
+    assert_eq!(skipped_rows(&plan, DIMS, VALUES), 1);
+    for workers in 1..=3 {
+        assert_eq!(set_rows(&plan, workers, VALUES, false), whole);
+        assert_eq!(set_rows(&plan, workers, VALUES, true), whole);
+    }
+    check_shards(&plan, &whole, VALUES);
 }
 
 #[test]
