@@ -789,9 +789,7 @@ fn parquet_ids_beyond_their_slot_size_are_refused() {
         slot_size_array: Some(vec![100, 50, 1000]),
         ..ParquetConfig::default()
     };
-    let e = DatasetPlan::parquet(&fixture("parquet"), short)
-        .err()
-        .expect("error");
+    let e = DatasetPlan::parquet(&fixture("parquet"), short).expect_err("error");
     assert!(matches!(e, DatasetError::Config { .. }), "{e}");
 }
 
