@@ -2,7 +2,6 @@
 //! (`reference_ops::Conv`, `DepthwiseConv`, `reference_integer_ops::ConvPerChannel`,
 //! `DepthwiseConvPerChannel`): every output, every tap, skip the taps outside the image.
 
-use super::compute::*;
 use super::*;
 use crate::interpreter::kernels::quant::{
     multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_i64, quantize_multiplier,
