@@ -21,6 +21,8 @@ use crate::interpreter::{Desc, Eval, Init, Kernel, KernelError, Prepare, Shape};
 use crate::model::{BuiltinOperator, BuiltinOptions, Padding, TensorType};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
+#[cfg(test)]
+pub(crate) mod cases;
 mod compute;
 use compute::*;
 

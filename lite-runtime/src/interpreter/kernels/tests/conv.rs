@@ -30,83 +30,15 @@ impl Rng {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Case {
-    batches: u32,
-    in_h: u32,
-    in_w: u32,
-    in_c: u32,
-    f_h: u32,
-    f_w: u32,
-    /// Output channels (CONV_2D) or depth multiplier (depthwise).
-    chan: u32,
-    stride: (u32, u32),
-    dil: (u32, u32),
-    same: bool,
-    seed: u64,
-}
+use super::cases::{Case, Limits, geometry_of};
 
 fn case() -> impl Strategy<Value = Case> {
-    (
-        (1u32..=2, 1u32..=9, 1u32..=9, 1u32..=6),
-        (1u32..=4, 1u32..=4, 1u32..=5),
-        (
-            (1u32..=3, 1u32..=3),
-            (1u32..=3, 1u32..=3),
-            any::<bool>(),
-            1u64..u64::MAX,
-        ),
-    )
-        .prop_map(
-            |((batches, in_h, in_w, in_c), (f_h, f_w, chan), (stride, dil, same, seed))| Case {
-                batches,
-                in_h,
-                in_w,
-                in_c,
-                f_h,
-                f_w,
-                chan,
-                stride,
-                dil,
-                same,
-                seed,
-            },
-        )
-}
-
-fn geometry_of(c: &Case, depthwise: bool, kind: u32) -> Geometry {
-    let padding = if c.same {
-        Padding::Same
-    } else {
-        Padding::Valid
-    };
-    let (sh, sw) = (u64::from(c.stride.0), u64::from(c.stride.1));
-    let (dh, dw) = (u64::from(c.dil.0), u64::from(c.dil.1));
-    let out_h = out_size(padding, c.in_h.into(), c.f_h.into(), sh, dh);
-    let out_w = out_size(padding, c.in_w.into(), c.f_w.into(), sw, dw);
-    Geometry {
-        kind,
-        depthwise: u32::from(depthwise),
-        batches: c.batches,
-        in_h: c.in_h,
-        in_w: c.in_w,
-        in_c: c.in_c,
-        out_h: out_h as u32,
-        out_w: out_w as u32,
-        out_c: if depthwise { c.in_c * c.chan } else { c.chan },
-        f_h: c.f_h,
-        f_w: c.f_w,
-        depth_mult: if depthwise { c.chan } else { 1 },
-        stride_h: c.stride.0,
-        stride_w: c.stride.1,
-        dil_h: c.dil.0,
-        dil_w: c.dil.1,
-        pad_h: pad_before(sh, dh, c.in_h.into(), c.f_h.into(), out_h) as u32,
-        pad_w: pad_before(sw, dw, c.in_w.into(), c.f_w.into(), out_w) as u32,
-        lo: f32::NEG_INFINITY,
-        hi: f32::INFINITY,
-        ..Geometry::default()
-    }
+    super::cases::case(Limits {
+        side: 9,
+        in_c: 6,
+        chan: 5,
+        stride_dil: 3,
+    })
 }
 
 /// The reference's loop nest: calls `tap(b, oy, ox, oc, iy, ix)` for every in-image tap in

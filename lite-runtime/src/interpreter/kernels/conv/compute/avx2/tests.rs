@@ -4,9 +4,8 @@
 
 use super::super::{conv_f32_impl, conv_i8_impl, depthwise_f32_impl, depthwise_i8_impl};
 use super::*;
-use crate::interpreter::kernels::conv::{kind, out_size, pad_before};
+use crate::interpreter::kernels::conv::kind;
 use crate::interpreter::kernels::quant::multiply_by_quantized_multiplier;
-use crate::model::Padding;
 use proptest::prelude::*;
 
 fn cases() -> ProptestConfig {
@@ -22,79 +21,24 @@ fn avx2() -> bool {
     std::is_x86_feature_detected!("avx2")
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Case {
-    batches: u32,
-    in_h: u32,
-    in_w: u32,
-    in_c: u32,
-    f_h: u32,
-    f_w: u32,
-    /// Output channels (CONV_2D) or depth multiplier (depthwise).
-    chan: u32,
-    stride: (u32, u32),
-    dil: (u32, u32),
-    same: bool,
-    seed: u64,
-}
+use crate::interpreter::kernels::conv::cases::{Case, Limits, geometry_of};
 
+/// Wider channel runs than the reference tests, so every block and tail of the AVX2 bodies
+/// is taken; strides and dilations up to 2.
 fn case(max_in_c: u32, max_chan: u32) -> impl Strategy<Value = Case> {
-    (
-        (1u32..=2, 1u32..=8, 1u32..=8, 1u32..=max_in_c),
-        (1u32..=4, 1u32..=4, 1u32..=max_chan),
-        ((1u32..=2, 1u32..=2), (1u32..=2, 1u32..=2), any::<bool>()),
-        any::<u64>(),
-    )
-        .prop_map(
-            |((batches, in_h, in_w, in_c), (f_h, f_w, chan), (stride, dil, same), seed)| Case {
-                batches,
-                in_h,
-                in_w,
-                in_c,
-                f_h,
-                f_w,
-                chan,
-                stride,
-                dil,
-                same,
-                seed,
-            },
-        )
+    crate::interpreter::kernels::conv::cases::case(Limits {
+        side: 8,
+        in_c: max_in_c,
+        chan: max_chan,
+        stride_dil: 2,
+    })
 }
 
+/// The geometry of `c`, clamped to [-3, 3] (float).
 fn geometry(c: &Case, depthwise: bool, kind: u32) -> Geometry {
-    let padding = if c.same {
-        Padding::Same
-    } else {
-        Padding::Valid
-    };
-    let (sh, sw) = (u64::from(c.stride.0), u64::from(c.stride.1));
-    let (dh, dw) = (u64::from(c.dil.0), u64::from(c.dil.1));
-    let out_h = out_size(padding, c.in_h.into(), c.f_h.into(), sh, dh);
-    let out_w = out_size(padding, c.in_w.into(), c.f_w.into(), sw, dw);
-    Geometry {
-        kind,
-        depthwise: u32::from(depthwise),
-        batches: c.batches,
-        in_h: c.in_h,
-        in_w: c.in_w,
-        in_c: c.in_c,
-        out_h: out_h as u32,
-        out_w: out_w as u32,
-        out_c: if depthwise { c.in_c * c.chan } else { c.chan },
-        f_h: c.f_h,
-        f_w: c.f_w,
-        depth_mult: if depthwise { c.chan } else { 1 },
-        stride_h: c.stride.0,
-        stride_w: c.stride.1,
-        dil_h: c.dil.0,
-        dil_w: c.dil.1,
-        pad_h: pad_before(sh, dh, c.in_h.into(), c.f_h.into(), out_h) as u32,
-        pad_w: pad_before(sw, dw, c.in_w.into(), c.f_w.into(), out_w) as u32,
-        lo: -3.0,
-        hi: 3.0,
-        ..Geometry::default()
-    }
+    let mut g = geometry_of(c, depthwise, kind);
+    (g.lo, g.hi) = (-3.0, 3.0);
+    g
 }
 
 /// Deterministic contents: xorshift from the case's seed.
