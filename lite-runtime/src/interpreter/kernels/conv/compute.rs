@@ -41,6 +41,19 @@ fn take_mut<T>(s: &mut [T], n: usize) -> Result<&mut [T], KernelError> {
 /// starts at `origin` (`origin + dil * f`): the reference skips the others.
 #[inline(always)]
 fn taps(origin: i64, dil: i64, size: i64, filter: i64) -> (usize, usize) {
+    if dil == 1 {
+        // The common case without the divisions below (a 64-bit division per pixel and axis
+        // was a visible part of the small keyword-spotting layers).
+        let lo = (-origin).max(0);
+        let hi = (size - origin).min(filter).max(0);
+        return (lo as usize, hi.max(lo) as usize);
+    }
+    taps_dilated(origin, dil, size, filter)
+}
+
+/// [`taps`] for any dilation `dil >= 1`.
+#[inline(always)]
+fn taps_dilated(origin: i64, dil: i64, size: i64, filter: i64) -> (usize, usize) {
     let lo = if origin < 0 {
         (-origin + dil - 1) / dil
     } else {
@@ -705,4 +718,20 @@ dispatch! {
     conv_i16 => conv_i16_avx2, conv_i16_impl(g: &Geometry, input: &[i16], filter: &[i8], q: &Requant<'_>, bias: Bias<'_>, out: &mut [i16], patch: &mut [i16]);
     /// DEPTHWISE_CONV_2D, 16x8.
     depthwise_i16 => depthwise_i16_avx2, depthwise_i16_impl(g: &Geometry, input: &[i16], filter: &[i8], q: &Requant<'_>, bias: Bias<'_>, out: &mut [i16], acc: &mut [i64]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{taps, taps_dilated};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The undilated shortcut lists the same taps as the general division.
+        #[test]
+        fn undilated_taps_are_the_general_ones(
+            origin in -40i64..40, size in 0i64..40, filter in 1i64..12,
+        ) {
+            prop_assert_eq!(taps(origin, 1, size, filter), taps_dilated(origin, 1, size, filter));
+        }
+    }
 }

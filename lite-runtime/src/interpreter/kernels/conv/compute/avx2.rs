@@ -454,6 +454,45 @@ fn tap_offsets<'t>(
     buf.get(..n).unwrap_or(&[])
 }
 
+/// The taps of a window wholly inside the image, as offsets from its first pixel: the same
+/// for every such window, so listed once per call (most of the keyword-spotting network's
+/// depthwise windows are interior).
+fn interior_taps<'t>(
+    g: &Geometry,
+    d: &Dims,
+    buf: &'t mut [(usize, usize); MAX_TAPS],
+) -> &'t [(usize, usize)] {
+    let (dil_h, dil_w) = (g.dil_h as usize, g.dil_w as usize);
+    let mut n = 0;
+    for fy in 0..d.f_h {
+        for fx in 0..d.f_w {
+            if let Some(slot) = buf.get_mut(n) {
+                *slot = ((fy * dil_h * d.in_w + fx * dil_w) * d.in_c, fy * d.f_w + fx);
+                n += 1;
+            }
+        }
+    }
+    buf.get(..n).unwrap_or(&[])
+}
+
+/// One pixel's taps as a base offset and `(offset from base, tap)` pairs: the interior list
+/// with the window's first pixel for an interior window, else the listed in-image taps.
+#[inline(always)]
+fn window_taps<'t>(
+    g: &Geometry,
+    d: &Dims,
+    b: usize,
+    w: &Window,
+    interior: &'t [(usize, usize)],
+    buf: &'t mut [(usize, usize); MAX_TAPS],
+) -> (usize, &'t [(usize, usize)]) {
+    if w.fy == (0, d.f_h) && w.fx == (0, d.f_w) {
+        (at(g, d, b, w, 0, 0), interior)
+    } else {
+        (0, tap_offsets(g, d, b, w, buf))
+    }
+}
+
 /// The most filter taps the AVX2 depthwise bodies list up front (a 3x3 or 5x5 filter fits;
 /// larger ones take the portable body).
 const MAX_TAPS: usize = 32;
@@ -570,9 +609,48 @@ pub(crate) unsafe fn depthwise_i8(
     Ok(())
 }
 
+/// The input values under output channels `c0..c0 + 8` of a depthwise tap at input offset
+/// `o` (channel `c` reads input channel `c / dm`), as eight float lanes.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn dw_x8(
+    input: &[f32],
+    in_c: usize,
+    dm: usize,
+    o: usize,
+    c0: usize,
+) -> Result<__m256, KernelError> {
+    match dm {
+        // SAFETY: AVX2 is enabled for this function.
+        1 => Ok(unsafe { load_f32(chunk(input, o + c0)?) }),
+        2 => {
+            let h: &[f32; 4] = chunk(input, o + c0 / 2)?;
+            // SAFETY: `h` is 16 readable bytes, and `loadu` has no alignment requirement.
+            let v = unsafe { _mm_loadu_ps(h.as_ptr()) };
+            // Each value twice: [x0, x0, x1, x1, ..].
+            // SAFETY: AVX2 is enabled for this function.
+            let l = unsafe { _mm_unpacklo_ps(v, v) };
+            // SAFETY: AVX2 is enabled for this function.
+            let u = unsafe { _mm_unpackhi_ps(v, v) };
+            // SAFETY: AVX2 is enabled for this function.
+            Ok(unsafe { _mm256_set_m128(u, l) })
+        }
+        _ => {
+            let x = input.get(o..o + in_c).ok_or(SHORT)?;
+            let mut v = [0.0f32; 8];
+            for (j, v) in v.iter_mut().enumerate() {
+                *v = *x.get((c0 + j) / dm).ok_or(SHORT)?;
+            }
+            // SAFETY: AVX2 is enabled for this function.
+            Ok(unsafe { load_f32(&v) })
+        }
+    }
+}
+
 /// DEPTHWISE_CONV_2D, float32, as `depthwise_f32_impl`: eight output channels at a time in
 /// a register, each lane summing its channel's taps in the portable order (the scratch
-/// accumulators go unused).
+/// accumulators go unused). Two blocks of eight share a pass over the taps: their sums are
+/// two independent chains of adds, where one chain waited on each add's latency.
 ///
 /// # Safety
 /// The CPU must have AVX2.
@@ -594,41 +672,54 @@ pub(crate) unsafe fn depthwise_f32(
     let filter = take(filter, d.f_h * d.f_w * d.out_c)?;
     let bias = bias.map(|b| take(b, d.out_c)).transpose()?;
     let done = d.out_c / 8 * 8;
+    let pairs = d.out_c / 16 * 16;
+    let mut inner = [(0, 0); MAX_TAPS];
+    let inner = interior_taps(g, &d, &mut inner);
     let mut taps = [(0, 0); MAX_TAPS];
     let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
     for (b, w) in Windows::new(g)? {
-        let taps = tap_offsets(g, &d, b, &w, &mut taps);
+        let (base, taps) = window_taps(g, &d, b, &w, inner, &mut taps);
         let y = pixels.next().ok_or(SHORT)?;
-        for c0 in (0..done).step_by(8) {
+        for c0 in (0..pairs).step_by(16) {
+            // SAFETY: AVX2 is enabled for this function.
+            let mut s0 = unsafe { _mm256_setzero_ps() };
+            let mut s1 = s0;
+            for &(r, t) in taps {
+                let o = base + r;
+                // SAFETY: AVX2 is enabled for this function.
+                let x0 = unsafe { dw_x8(input, d.in_c, dm, o, c0)? };
+                // SAFETY: AVX2 is enabled for this function.
+                let x1 = unsafe { dw_x8(input, d.in_c, dm, o, c0 + 8)? };
+                let k: &[f32; 16] = chunk(filter, t * d.out_c + c0)?;
+                let (k0, k1) = k.split_at(8);
+                // SAFETY: AVX2 is enabled for this function.
+                let k0 = unsafe { load_f32(k0.try_into().map_err(|_| SHORT)?) };
+                // SAFETY: AVX2 is enabled for this function.
+                let k1 = unsafe { load_f32(k1.try_into().map_err(|_| SHORT)?) };
+                // SAFETY: AVX2 is enabled for this function.
+                let p0 = unsafe { _mm256_mul_ps(x0, k0) };
+                // SAFETY: AVX2 is enabled for this function.
+                let p1 = unsafe { _mm256_mul_ps(x1, k1) };
+                // SAFETY: AVX2 is enabled for this function.
+                s0 = unsafe { _mm256_add_ps(s0, p0) };
+                // SAFETY: AVX2 is enabled for this function.
+                s1 = unsafe { _mm256_add_ps(s1, p1) };
+            }
+            let y16: &mut [f32; 16] = chunk_mut(y, c0)?;
+            let (y0, y1) = y16.split_at_mut(8);
+            for (s, c, y8) in [(s0, c0, y0), (s1, c0 + 8, y1)] {
+                let bv = bias.map(|b| chunk(b, c)).transpose()?;
+                // SAFETY: AVX2 is enabled for this function.
+                unsafe { finish_f32(s, bv, g, y8.try_into().map_err(|_| SHORT)?) };
+            }
+        }
+        for c0 in (pairs..done).step_by(8) {
             // SAFETY: AVX2 is enabled for this function.
             let mut s = unsafe { _mm256_setzero_ps() };
-            for &(o, t) in taps {
-                let xv = match dm {
-                    // SAFETY: AVX2 is enabled for this function.
-                    1 => unsafe { load_f32(chunk(input, o + c0)?) },
-                    2 => {
-                        let h: &[f32; 4] = chunk(input, o + c0 / 2)?;
-                        // SAFETY: `h` is 16 readable bytes, and `loadu` has no alignment
-                        // requirement.
-                        let v = unsafe { _mm_loadu_ps(h.as_ptr()) };
-                        // Each value twice: [x0, x0, x1, x1, ..].
-                        // SAFETY: AVX2 is enabled for this function.
-                        let l = unsafe { _mm_unpacklo_ps(v, v) };
-                        // SAFETY: AVX2 is enabled for this function.
-                        let u = unsafe { _mm_unpackhi_ps(v, v) };
-                        // SAFETY: AVX2 is enabled for this function.
-                        unsafe { _mm256_set_m128(u, l) }
-                    }
-                    _ => {
-                        let x = input.get(o..o + d.in_c).ok_or(SHORT)?;
-                        let mut v = [0.0f32; 8];
-                        for (j, v) in v.iter_mut().enumerate() {
-                            *v = *x.get((c0 + j) / dm).ok_or(SHORT)?;
-                        }
-                        // SAFETY: AVX2 is enabled for this function.
-                        unsafe { load_f32(&v) }
-                    }
-                };
+            for &(r, t) in taps {
+                let o = base + r;
+                // SAFETY: AVX2 is enabled for this function.
+                let xv = unsafe { dw_x8(input, d.in_c, dm, o, c0)? };
                 // SAFETY: AVX2 is enabled for this function.
                 let kv = unsafe { load_f32(chunk(filter, t * d.out_c + c0)?) };
                 // SAFETY: AVX2 is enabled for this function.
@@ -644,7 +735,8 @@ pub(crate) unsafe fn depthwise_f32(
         // The channels past the last block of eight, as the portable body.
         for c in done..d.out_c {
             let mut a = 0.0;
-            for &(o, t) in taps {
+            for &(r, t) in taps {
+                let o = base + r;
                 let x = *input.get(o + c / dm).ok_or(SHORT)?;
                 a += x * *filter.get(t * d.out_c + c).ok_or(SHORT)?;
             }
@@ -717,6 +809,143 @@ macro_rules! reduce8_f32 {
     }};
 }
 
+/// Builds an interior window's im2col row when each filter row's taps are four contiguous
+/// values (`f_w * in_c == 4`, undilated in x; the keyword-spotting network's first layer):
+/// two filter rows per eight values, loaded as halves and stored as one 256-bit value. The
+/// portable `gather`'s 4-value copies left each 256-bit read of the row spanning two
+/// stores, which the CPU cannot forward, so every read waited for the stores to retire.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn rows4_f32(
+    input: &[f32],
+    base: usize,
+    stride: usize,
+    f_h: usize,
+    patch: &mut [f32],
+) -> Result<(), KernelError> {
+    for j in 0..f_h / 2 {
+        let lo: &[f32; 4] = chunk(input, base + 2 * j * stride)?;
+        let hi: &[f32; 4] = chunk(input, base + (2 * j + 1) * stride)?;
+        // SAFETY: `lo` is 16 readable bytes, and `loadu` has no alignment requirement.
+        let l = unsafe { _mm_loadu_ps(lo.as_ptr()) };
+        // SAFETY: `hi` is 16 readable bytes, and `loadu` has no alignment requirement.
+        let h = unsafe { _mm_loadu_ps(hi.as_ptr()) };
+        // SAFETY: AVX2 is enabled for this function.
+        let v = unsafe { _mm256_set_m128(h, l) };
+        let dst: &mut [f32; 8] = chunk_mut(patch, 8 * j)?;
+        // SAFETY: `dst` is 32 writable bytes, and `storeu` has no alignment requirement.
+        unsafe { _mm256_storeu_ps(dst.as_mut_ptr(), v) };
+    }
+    if f_h % 2 == 1 {
+        let src: &[f32; 4] = chunk(input, base + (f_h - 1) * stride)?;
+        let dst: &mut [f32; 4] = chunk_mut(patch, 4 * (f_h - 1))?;
+        *dst = *src;
+    }
+    Ok(())
+}
+
+/// The most filter values (in blocks of eight rows) `conv_f32` transposes, on the stack: the
+/// keyword-spotting network's convolutions have 640 and 256.
+const TRANSPOSED: usize = 1024;
+
+/// Copies the first `blocks` blocks of eight filter rows into `kt` transposed: block `b`'s
+/// value `p` of its eight rows is `kt[(b row + p) 8..][..8]`. `None` when they do not fit.
+fn transpose_blocks<'k>(
+    filter: &[f32],
+    row: usize,
+    blocks: usize,
+    kt: &'k mut [f32; TRANSPOSED],
+) -> Option<&'k [f32]> {
+    if row == 0 {
+        return None;
+    }
+    let n = blocks.checked_mul(8)?.checked_mul(row)?;
+    let kt = kt.get_mut(..n)?;
+    let rows = filter.get(..n)?;
+    for (dst, src) in kt.chunks_exact_mut(8 * row).zip(rows.chunks_exact(8 * row)) {
+        for (c, k) in src.chunks_exact(row).enumerate() {
+            for (p, &v) in k.iter().enumerate() {
+                if let Some(t) = dst.get_mut(8 * p + c) {
+                    *t = v;
+                }
+            }
+        }
+    }
+    Some(kt)
+}
+
+/// `conv_f32`'s blocks of eight channels over a transposed filter (see [`transpose_blocks`]):
+/// lane register `j` holds the portable `dot_f32`'s lane `j` of all eight channels, each
+/// product a broadcast input value times eight channels' weights, so the portable pairwise
+/// tree is seven vertical adds instead of a transpose of the sums per pixel.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn blocks_transposed(
+    x: &[f32],
+    kt: &[f32],
+    row: usize,
+    bias: Option<&[f32]>,
+    g: &Geometry,
+    y: &mut [f32],
+) -> Result<(), KernelError> {
+    let (n8, rem) = (row / 8, row % 8);
+    // The blocks by index: `chunks_exact` divided the length per pixel.
+    for blk in 0..y.len() / 8 {
+        let Some(kb) = kt.get(8 * row * blk..8 * row * (blk + 1)) else {
+            break;
+        };
+        // SAFETY: AVX2 is enabled for this function.
+        let mut l = [unsafe { _mm256_setzero_ps() }; 8];
+        for i in 0..n8 {
+            let x8: &[f32; 8] = chunk(x, 8 * i)?;
+            let k64: &[f32; 64] = chunk(kb, 64 * i)?;
+            for (j, l) in l.iter_mut().enumerate() {
+                // SAFETY: AVX2 is enabled for this function.
+                let xv = unsafe { _mm256_set1_ps(x8[j]) };
+                // SAFETY: AVX2 is enabled for this function.
+                let kv = unsafe { load_f32(chunk(k64, 8 * j)?) };
+                // SAFETY: AVX2 is enabled for this function.
+                let p = unsafe { _mm256_mul_ps(xv, kv) };
+                // SAFETY: AVX2 is enabled for this function.
+                *l = unsafe { _mm256_add_ps(*l, p) };
+            }
+        }
+        // The portable remainder: lanes `0..rem` take one more product each.
+        for (j, l) in l.iter_mut().enumerate().take(rem) {
+            let p = 8 * n8 + j;
+            // SAFETY: AVX2 is enabled for this function.
+            let xv = unsafe { _mm256_set1_ps(*x.get(p).ok_or(SHORT)?) };
+            // SAFETY: AVX2 is enabled for this function.
+            let kv = unsafe { load_f32(chunk(kb, 8 * p)?) };
+            // SAFETY: AVX2 is enabled for this function.
+            let p = unsafe { _mm256_mul_ps(xv, kv) };
+            // SAFETY: AVX2 is enabled for this function.
+            *l = unsafe { _mm256_add_ps(*l, p) };
+        }
+        let [a0, a1, a2, a3, a4, a5, a6, a7] = l;
+        // ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7)), as `dot_f32`.
+        // SAFETY: AVX2 is enabled for this function.
+        let s04 = unsafe { _mm256_add_ps(a0, a4) };
+        // SAFETY: AVX2 is enabled for this function.
+        let s26 = unsafe { _mm256_add_ps(a2, a6) };
+        // SAFETY: AVX2 is enabled for this function.
+        let s15 = unsafe { _mm256_add_ps(a1, a5) };
+        // SAFETY: AVX2 is enabled for this function.
+        let s37 = unsafe { _mm256_add_ps(a3, a7) };
+        // SAFETY: AVX2 is enabled for this function.
+        let e = unsafe { _mm256_add_ps(s04, s26) };
+        // SAFETY: AVX2 is enabled for this function.
+        let o = unsafe { _mm256_add_ps(s15, s37) };
+        // SAFETY: AVX2 is enabled for this function.
+        let total = unsafe { _mm256_add_ps(e, o) };
+        let bv = bias.map(|b| chunk(b, 8 * blk)).transpose()?;
+        let y8: &mut [f32; 8] = chunk_mut(y, 8 * blk)?;
+        // SAFETY: AVX2 is enabled for this function.
+        unsafe { finish_f32(total, bv, g, y8) };
+    }
+    Ok(())
+}
+
 /// CONV_2D, float32, as `conv_f32_impl`: eight output channels at a time, each channel's
 /// eight lanes in a register, reduced in the portable order.
 ///
@@ -738,9 +967,23 @@ pub(crate) unsafe fn conv_f32(
     let bias = bias.map(|b| take(b, d.out_c)).transpose()?;
     let patch = take_mut(patch, row)?;
     let n8 = row / 8;
+    // Each block of eight filter rows transposed, when the filter's blocks fit.
+    let mut kt = [0.0f32; TRANSPOSED];
+    let transposed = transpose_blocks(filter, row, d.out_c / 8, &mut kt);
+    // Interior windows of four-value filter rows are built by `rows4_f32` (1x1 filters
+    // read the input in place through `gather`).
+    let rows4 = g.dil_w == 1 && d.f_w * d.in_c == 4 && d.f_h * d.f_w > 1;
+    let stride = (g.dil_h as usize) * d.in_w * d.in_c;
     let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
     for (b, w) in Windows::new(g)? {
-        let x = take(gather(g, &d, input, b, &w, 0.0, patch)?, row)?;
+        let x = if rows4 && w.fy == (0, d.f_h) && w.fx == (0, d.f_w) {
+            let base = at(g, &d, b, &w, 0, 0);
+            // SAFETY: AVX2 is enabled for this function.
+            unsafe { rows4_f32(input, base, stride, d.f_h, patch)? };
+            &*patch
+        } else {
+            take(gather(g, &d, input, b, &w, 0.0, patch)?, row)?
+        };
         let y = pixels.next().ok_or(SHORT)?;
         // The row's last `row % 8` values, zero-padded (zero times zero adds nothing to a lane).
         let mut x_tail = [0.0f32; 8];
@@ -749,7 +992,11 @@ pub(crate) unsafe fn conv_f32(
             .get_mut(..tail.len())
             .ok_or(SHORT)?
             .copy_from_slice(tail);
-        for blk in 0..d.out_c / 8 {
+        if let Some(kt) = transposed {
+            // SAFETY: AVX2 is enabled for this function.
+            unsafe { blocks_transposed(x, kt, row, bias, g, y)? };
+        }
+        for blk in 0..if transposed.is_some() { 0 } else { d.out_c / 8 } {
             let y8 = y.get_mut(8 * blk..8 * blk + 8).ok_or(SHORT)?;
             // Eight filter rows as one slice, as in `conv_i8`.
             let fb = filter

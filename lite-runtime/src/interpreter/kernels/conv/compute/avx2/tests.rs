@@ -41,6 +41,24 @@ fn geometry(c: &Case, depthwise: bool, kind: u32) -> Geometry {
     g
 }
 
+/// The AVX2 float CONV_2D against the portable one on `c`, bit for bit.
+fn conv_f32_matches(c: &Case, bias: bool) -> Result<(), TestCaseError> {
+    let g = geometry(c, false, kind::FLOAT);
+    let mut r = Rng(c.seed | 1);
+    let (n_in, n_f, n_out) = lens(&g);
+    let (input, filter) = (r.f32s(n_in), r.f32s(n_f));
+    let b = r.f32s(g.out_c as usize);
+    let b = bias.then_some(b.as_slice());
+    let (mut want, mut got) = (vec![0f32; n_out], vec![0f32; n_out]);
+    let mut patch = vec![0f32; g.row()];
+    conv_f32_impl(&g, &input, &filter, b, &mut want, &mut patch).unwrap();
+    // SAFETY: the callers checked that the CPU has AVX2.
+    unsafe { conv_f32(&g, &input, &filter, b, &mut got, &mut patch) }.unwrap();
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    prop_assert_eq!(bits(&got), bits(&want));
+    Ok(())
+}
+
 /// Deterministic contents: xorshift from the case's seed.
 struct Rng(u64);
 impl Rng {
@@ -131,19 +149,22 @@ proptest! {
     #[test]
     fn conv_f32_is_the_portable_body(c in case(12, 20), bias in any::<bool>()) {
         prop_assume!(avx2());
-        let g = geometry(&c, false, kind::FLOAT);
-        let mut r = Rng(c.seed | 1);
-        let (n_in, n_f, n_out) = lens(&g);
-        let (input, filter) = (r.f32s(n_in), r.f32s(n_f));
-        let b = r.f32s(g.out_c as usize);
-        let b = bias.then_some(b.as_slice());
-        let (mut want, mut got) = (vec![0f32; n_out], vec![0f32; n_out]);
-        let mut patch = vec![0f32; g.row()];
-        conv_f32_impl(&g, &input, &filter, b, &mut want, &mut patch).unwrap();
-        // SAFETY: the CPU has AVX2 (checked above).
-        unsafe { conv_f32(&g, &input, &filter, b, &mut got, &mut patch) }.unwrap();
-        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        prop_assert_eq!(bits(&got), bits(&want));
+        conv_f32_matches(&c, bias)?;
+    }
+
+    /// Filter rows of four contiguous values (`f_w * in_c == 4`), whose interior windows
+    /// `rows4_f32` builds, over images tall enough to have interior rows.
+    #[test]
+    fn conv_f32_four_value_rows_is_the_portable_body(
+        c in case(12, 20),
+        in_c in prop::sample::select(vec![1u32, 2, 4]),
+        f_h in 1u32..=6,
+        in_h in 1u32..=12,
+        bias in any::<bool>(),
+    ) {
+        prop_assume!(avx2());
+        let c = Case { in_c, f_w: 4 / in_c, f_h, in_h, dil: (c.dil.0, 1), ..c };
+        conv_f32_matches(&c, bias)?;
     }
 
     #[test]
