@@ -609,6 +609,20 @@ pub(crate) unsafe fn depthwise_i8(
     Ok(())
 }
 
+/// The first eight of sixteen values (no run-time check).
+#[inline(always)]
+fn first8(v: &[f32; 16]) -> &[f32; 8] {
+    let (a, _) = v.split_first_chunk::<8>().unwrap_or((&[0.0; 8], &[]));
+    a
+}
+
+/// The last eight of sixteen values (no run-time check).
+#[inline(always)]
+fn last8(v: &[f32; 16]) -> &[f32; 8] {
+    let (_, b) = v.split_last_chunk::<8>().unwrap_or((&[], &[0.0; 8]));
+    b
+}
+
 /// The input values under output channels `c0..c0 + 8` of a depthwise tap at input offset
 /// `o` (channel `c` reads input channel `c / dm`), as eight float lanes.
 #[inline]
@@ -686,16 +700,26 @@ pub(crate) unsafe fn depthwise_f32(
             let mut s1 = s0;
             for &(r, t) in taps {
                 let o = base + r;
-                // SAFETY: AVX2 is enabled for this function.
-                let x0 = unsafe { dw_x8(input, d.in_c, dm, o, c0)? };
-                // SAFETY: AVX2 is enabled for this function.
-                let x1 = unsafe { dw_x8(input, d.in_c, dm, o, c0 + 8)? };
+                let (x0, x1) = if dm == 1 {
+                    // One bounds check for both blocks' inputs.
+                    let x: &[f32; 16] = chunk(input, o + c0)?;
+                    // SAFETY: AVX2 is enabled for this function.
+                    let x0 = unsafe { load_f32(first8(x)) };
+                    // SAFETY: AVX2 is enabled for this function.
+                    let x1 = unsafe { load_f32(last8(x)) };
+                    (x0, x1)
+                } else {
+                    // SAFETY: AVX2 is enabled for this function.
+                    let x0 = unsafe { dw_x8(input, d.in_c, dm, o, c0)? };
+                    // SAFETY: AVX2 is enabled for this function.
+                    let x1 = unsafe { dw_x8(input, d.in_c, dm, o, c0 + 8)? };
+                    (x0, x1)
+                };
                 let k: &[f32; 16] = chunk(filter, t * d.out_c + c0)?;
-                let (k0, k1) = k.split_at(8);
                 // SAFETY: AVX2 is enabled for this function.
-                let k0 = unsafe { load_f32(k0.try_into().map_err(|_| SHORT)?) };
+                let k0 = unsafe { load_f32(first8(k)) };
                 // SAFETY: AVX2 is enabled for this function.
-                let k1 = unsafe { load_f32(k1.try_into().map_err(|_| SHORT)?) };
+                let k1 = unsafe { load_f32(last8(k)) };
                 // SAFETY: AVX2 is enabled for this function.
                 let p0 = unsafe { _mm256_mul_ps(x0, k0) };
                 // SAFETY: AVX2 is enabled for this function.
@@ -985,56 +1009,57 @@ pub(crate) unsafe fn conv_f32(
             take(gather(g, &d, input, b, &w, 0.0, patch)?, row)?
         };
         let y = pixels.next().ok_or(SHORT)?;
-        // The row's last `row % 8` values, zero-padded (zero times zero adds nothing to a lane).
-        let mut x_tail = [0.0f32; 8];
-        let tail = x.get(8 * n8..).ok_or(SHORT)?;
-        x_tail
-            .get_mut(..tail.len())
-            .ok_or(SHORT)?
-            .copy_from_slice(tail);
         if let Some(kt) = transposed {
             // SAFETY: AVX2 is enabled for this function.
             unsafe { blocks_transposed(x, kt, row, bias, g, y)? };
-        }
-        for blk in 0..if transposed.is_some() { 0 } else { d.out_c / 8 } {
-            let y8 = y.get_mut(8 * blk..8 * blk + 8).ok_or(SHORT)?;
-            // Eight filter rows as one slice, as in `conv_i8`.
-            let fb = filter
-                .get(8 * blk * row..8 * (blk + 1) * row)
-                .ok_or(SHORT)?;
-            // SAFETY: AVX2 is enabled for this function.
-            let mut lanes = [unsafe { _mm256_setzero_ps() }; 8];
-            for j in 0..n8 {
+        } else {
+            // The row's last `row % 8` values, zero-padded (zero times zero adds nothing to a lane).
+            let mut x_tail = [0.0f32; 8];
+            let tail = x.get(8 * n8..).ok_or(SHORT)?;
+            x_tail
+                .get_mut(..tail.len())
+                .ok_or(SHORT)?
+                .copy_from_slice(tail);
+            for blk in 0..d.out_c / 8 {
+                let y8 = y.get_mut(8 * blk..8 * blk + 8).ok_or(SHORT)?;
+                // Eight filter rows as one slice, as in `conv_i8`.
+                let fb = filter
+                    .get(8 * blk * row..8 * (blk + 1) * row)
+                    .ok_or(SHORT)?;
                 // SAFETY: AVX2 is enabled for this function.
-                let xv = unsafe { load_f32(chunk(x, 8 * j)?) };
-                for (c, l) in lanes.iter_mut().enumerate() {
+                let mut lanes = [unsafe { _mm256_setzero_ps() }; 8];
+                for j in 0..n8 {
                     // SAFETY: AVX2 is enabled for this function.
-                    let kv = unsafe { load_f32(chunk(fb, c * row + 8 * j)?) };
-                    // SAFETY: AVX2 is enabled for this function.
-                    let p = unsafe { _mm256_mul_ps(xv, kv) };
-                    // SAFETY: AVX2 is enabled for this function.
-                    *l = unsafe { _mm256_add_ps(*l, p) };
+                    let xv = unsafe { load_f32(chunk(x, 8 * j)?) };
+                    for (c, l) in lanes.iter_mut().enumerate() {
+                        // SAFETY: AVX2 is enabled for this function.
+                        let kv = unsafe { load_f32(chunk(fb, c * row + 8 * j)?) };
+                        // SAFETY: AVX2 is enabled for this function.
+                        let p = unsafe { _mm256_mul_ps(xv, kv) };
+                        // SAFETY: AVX2 is enabled for this function.
+                        *l = unsafe { _mm256_add_ps(*l, p) };
+                    }
                 }
-            }
-            if !tail.is_empty() {
+                if !tail.is_empty() {
+                    // SAFETY: AVX2 is enabled for this function.
+                    let xv = unsafe { load_f32(&x_tail) };
+                    for (c, l) in lanes.iter_mut().enumerate() {
+                        let mut k_tail = [0.0f32; 8];
+                        let kt = fb.get(c * row + 8 * n8..(c + 1) * row).ok_or(SHORT)?;
+                        k_tail.get_mut(..kt.len()).ok_or(SHORT)?.copy_from_slice(kt);
+                        // SAFETY: AVX2 is enabled for this function.
+                        let kv = unsafe { load_f32(&k_tail) };
+                        // SAFETY: AVX2 is enabled for this function.
+                        let p = unsafe { _mm256_mul_ps(xv, kv) };
+                        // SAFETY: AVX2 is enabled for this function.
+                        *l = unsafe { _mm256_add_ps(*l, p) };
+                    }
+                }
+                let total = reduce8_f32!(lanes);
+                let bv = bias.map(|b| chunk(b, 8 * blk)).transpose()?;
                 // SAFETY: AVX2 is enabled for this function.
-                let xv = unsafe { load_f32(&x_tail) };
-                for (c, l) in lanes.iter_mut().enumerate() {
-                    let mut k_tail = [0.0f32; 8];
-                    let kt = fb.get(c * row + 8 * n8..(c + 1) * row).ok_or(SHORT)?;
-                    k_tail.get_mut(..kt.len()).ok_or(SHORT)?.copy_from_slice(kt);
-                    // SAFETY: AVX2 is enabled for this function.
-                    let kv = unsafe { load_f32(&k_tail) };
-                    // SAFETY: AVX2 is enabled for this function.
-                    let p = unsafe { _mm256_mul_ps(xv, kv) };
-                    // SAFETY: AVX2 is enabled for this function.
-                    *l = unsafe { _mm256_add_ps(*l, p) };
-                }
+                unsafe { finish_f32(total, bv, g, y8.try_into().map_err(|_| SHORT)?) };
             }
-            let total = reduce8_f32!(lanes);
-            let bv = bias.map(|b| chunk(b, 8 * blk)).transpose()?;
-            // SAFETY: AVX2 is enabled for this function.
-            unsafe { finish_f32(total, bv, g, y8.try_into().map_err(|_| SHORT)?) };
         }
         for c in d.out_c / 8 * 8..d.out_c {
             let k = filter.get(c * row..(c + 1) * row).ok_or(SHORT)?;
