@@ -1,4 +1,4 @@
-//! The consolidated cursor is the serial cursor, and the raw cursors partition it.
+//! The consolidated cursor is the serial cursor, and the partition cursors partition it.
 
 use std::collections::HashSet;
 use std::thread;
