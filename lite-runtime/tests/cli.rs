@@ -1,21 +1,11 @@
 //! The `tessera` program: the data-path run without arguments, the strings demo, and
 //! `tessera dataset` on the fixtures of `tests/fixtures/data`.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/data")
-        .join(name)
-}
-
-fn tessera(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tessera"))
-        .args(args)
-        .output()
-        .expect("runs")
-}
+#[path = "support/cli.rs"]
+mod cli_support;
+use cli_support::{fixture, tessera};
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()

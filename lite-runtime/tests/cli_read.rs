@@ -2,21 +2,12 @@
 //! count and format of the same rows, ranks add up to the whole, and bad arguments are
 //! usage errors (exit 2) that say what is wrong.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/data")
-        .join(name)
-}
-
-fn tessera(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tessera"))
-        .args(args)
-        .output()
-        .expect("runs")
-}
+#[path = "support/cli.rs"]
+mod cli_support;
+use cli_support::{fixture, tessera};
 
 /// `(R, C)` from the last line, `rows: R checksum: C`.
 fn last_line(o: &Output) -> (u64, u64) {
