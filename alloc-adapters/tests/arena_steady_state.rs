@@ -2,6 +2,7 @@
 //! reset — and neither do owned tensors resized within their capacity: counted by a global
 //! allocator wrapper (on the measuring thread only).
 
+#[path = "support/counting.rs"]
 mod counting;
 
 use counting::allocations;

@@ -3,6 +3,7 @@
 //! the builder, all refilling the same vectors row after row. Counted by a global allocator
 //! wrapper (on the measuring thread only).
 
+#[path = "support/counting.rs"]
 mod counting;
 
 use counting::allocations;

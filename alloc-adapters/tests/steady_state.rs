@@ -1,6 +1,7 @@
 //! After warm-up, refilling a string tensor allocates nothing: counted by a global allocator
 //! wrapper, on the measuring thread only (the test harness's own threads allocate too).
 
+#[path = "support/counting.rs"]
 mod counting;
 
 use counting::allocations;

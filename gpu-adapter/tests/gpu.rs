@@ -10,6 +10,7 @@
 //!   keys at the table's edge; out-of-range keys give the CPU's error.
 //! - A failure in the middle of a stream surfaces as an error and everything is freed.
 
+#[path = "support/common.rs"]
 mod common;
 
 use common::{Rng, gpu_or_skip, sample_keys};

@@ -3,6 +3,7 @@
 //! global allocator that counts the current thread's allocations only (the test harness's
 //! other threads do not disturb it). Needs a GPU; skips with the reason otherwise.
 
+#[path = "support/common.rs"]
 mod common;
 
 use std::alloc::{GlobalAlloc, Layout, System};

@@ -643,5 +643,4 @@ fn scratch_of<T: FromBytes + IntoBytes + KnownLayout + Immutable>(
 }
 
 #[cfg(test)]
-#[path = "tests/conv.rs"]
 mod tests;

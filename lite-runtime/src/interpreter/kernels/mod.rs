@@ -13,7 +13,6 @@ mod conv;
 mod fully_connected;
 mod gather;
 #[cfg(test)]
-#[path = "tests/one_op.rs"]
 #[allow(dead_code)] // each family's tests use part of it
 pub(crate) mod one_op;
 mod pad;

@@ -266,5 +266,4 @@ pub(super) fn pad_bytes(
 }
 
 #[cfg(test)]
-#[path = "tests/pad.rs"]
 mod tests;

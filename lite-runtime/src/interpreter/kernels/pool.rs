@@ -388,5 +388,4 @@ pub(super) fn max_q<T: Quantized + Ord>(
 }
 
 #[cfg(test)]
-#[path = "tests/pool.rs"]
 mod tests;

@@ -224,5 +224,4 @@ pub(crate) fn channel_multipliers(
 }
 
 #[cfg(test)]
-#[path = "tests/quant.rs"]
 mod tests;

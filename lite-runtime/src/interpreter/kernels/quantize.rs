@@ -264,5 +264,4 @@ pub(super) fn f16_to_f32(h: u16) -> f32 {
 }
 
 #[cfg(test)]
-#[path = "tests/quantize.rs"]
 mod tests;

@@ -689,5 +689,4 @@ fn eval_arg_min(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
 }
 
 #[cfg(test)]
-#[path = "tests/reduce.rs"]
 mod tests;

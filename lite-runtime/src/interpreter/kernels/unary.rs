@@ -622,5 +622,4 @@ fn eval_cast(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
 }
 
 #[cfg(test)]
-#[path = "tests/unary.rs"]
 mod tests;

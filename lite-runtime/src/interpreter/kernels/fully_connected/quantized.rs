@@ -392,5 +392,4 @@ pub(super) fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
 }
 
 #[cfg(test)]
-#[path = "../tests/fully_connected_quantized.rs"]
 mod tests;

@@ -263,5 +263,4 @@ pub(crate) fn init_tanh(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
 }
 
 #[cfg(test)]
-#[path = "../tests/quantized_activation.rs"]
 mod tests;

@@ -290,5 +290,4 @@ pub(crate) fn eval(ctx: &mut Eval<'_>, mul: bool) -> Result<(), KernelError> {
 }
 
 #[cfg(test)]
-#[path = "../tests/quantized_arith.rs"]
 mod tests;

@@ -216,5 +216,4 @@ pub(crate) fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
 }
 
 #[cfg(test)]
-#[path = "../tests/quantized_concatenation.rs"]
 mod tests;

@@ -156,5 +156,4 @@ pub(crate) fn reciprocal(x: i32, integer_digits: i32) -> (i32, i32) {
 }
 
 #[cfg(test)]
-#[path = "../tests/quantized_fixed_point.rs"]
 mod tests;

@@ -166,5 +166,4 @@ pub(crate) fn tanh_i16(x: i16, multiplier: i32, shift: u32) -> i16 {
 }
 
 #[cfg(test)]
-#[path = "../tests/quantized_lut.rs"]
 mod tests;

@@ -203,5 +203,4 @@ pub(crate) fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
 }
 
 #[cfg(test)]
-#[path = "../tests/quantized_mean.rs"]
 mod tests;

@@ -12,5 +12,4 @@ pub(crate) mod mean;
 pub(crate) mod softmax;
 
 #[cfg(test)]
-#[path = "../tests/quantized_fixtures.rs"]
 mod fixtures;

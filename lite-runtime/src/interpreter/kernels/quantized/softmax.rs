@@ -299,5 +299,4 @@ fn softmax_i16_row(
 }
 
 #[cfg(test)]
-#[path = "../tests/quantized_softmax.rs"]
 mod tests;
