@@ -556,7 +556,9 @@ fn sparsity_table(v: &mut Verifier<'_>, s: Table, shape: Vector) -> Result<u64, 
     }
     // Dimension metadata in traversal order; block sizes are the dense sizes of block dims.
     let mut meta = [Table::at(buf, 0); MAX_SPARSE_DIMS];
-    let mut block_size = [1u64; MAX_SPARSE_DIMS];
+    // Block and dimension sizes come from non-negative i32s: u32 arithmetic, so that no
+    // 64-bit division is linked (`u64_div_rem` is 864 bytes on Cortex-M).
+    let mut block_size = [1u32; MAX_SPARSE_DIMS];
     for (i, slot) in meta.iter_mut().enumerate().take(total) {
         let t = v.table_in(dims, i, "SparsityParameters.dim_metadata")?;
         *slot = t;
@@ -564,7 +566,7 @@ fn sparsity_table(v: &mut Verifier<'_>, s: Table, shape: Vector) -> Result<u64, 
         if d >= n {
             let size = v.i32(t, dim_slot::DENSE_SIZE, 0, "DimensionMetadata.dense_size")?;
             let format = v.u8(t, dim_slot::FORMAT, 0, "DimensionMetadata.format")?;
-            match u64::try_from(size) {
+            match u32::try_from(size) {
                 Ok(size) if size > 0 && format == 0 => block_size[d - n] = size,
                 _ => {
                     return Err(v.err(
@@ -583,14 +585,14 @@ fn sparsity_table(v: &mut Verifier<'_>, s: Table, shape: Vector) -> Result<u64, 
     for (i, &t) in meta.iter().enumerate().take(total) {
         let d = i32_at(buf, order.start + 4 * i) as usize;
         let size = if d < n {
-            let full = u64::try_from(i32_at(buf, shape.start + 4 * d)).unwrap_or(0);
+            let full = u32::try_from(i32_at(buf, shape.start + 4 * d)).unwrap_or(0);
             let mut blocks = full;
             for (&of, &bs) in block_of.iter().zip(&block_size).take(k) {
                 if of == d {
                     if blocks % bs != 0 {
                         return Err(v.err(
                             ErrorKind::DenseSize {
-                                expected: full,
+                                expected: full.into(),
                                 found: i32::try_from(bs).unwrap_or(i32::MAX),
                             },
                             "DimensionMetadata.dense_size",
@@ -600,9 +602,9 @@ fn sparsity_table(v: &mut Verifier<'_>, s: Table, shape: Vector) -> Result<u64, 
                     blocks /= bs;
                 }
             }
-            blocks
+            u64::from(blocks)
         } else {
-            block_size[d - n]
+            u64::from(block_size[d - n])
         };
         let format = v.u8(t, dim_slot::FORMAT, 0, "DimensionMetadata.format")?;
         let dense_size = v.i32(t, dim_slot::DENSE_SIZE, 0, "DimensionMetadata.dense_size")?;
