@@ -14,6 +14,7 @@ use super::*;
 mod csr;
 mod cursor;
 mod norm;
+mod norm_pairs;
 mod raw;
 
 pub(super) fn config() -> ProptestConfig {
