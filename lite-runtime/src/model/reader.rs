@@ -296,7 +296,7 @@ impl<'a> Verifier<'a> {
 
     /// Follows the `uoffset` at `pos` to the object it points to (checked in bounds and for
     /// overflow, not yet the object itself).
-    #[inline]
+    #[inline(never)]
     pub fn follow(&self, pos: usize, field: &'static str) -> Result<usize, Fault> {
         self.range(pos, 4, 4, field)?;
         let target = add(pos, u32_at(self.buf, pos) as usize)
@@ -316,7 +316,7 @@ impl<'a> Verifier<'a> {
 
     /// Checks the table at `pos`: its `soffset`, its vtable in bounds, even and at least 4
     /// bytes long, and every field it lists inside the table's inline size.
-    #[inline]
+    #[inline(never)]
     pub fn table(&mut self, pos: usize, field: &'static str) -> Result<Table, Fault> {
         self.range(pos, 4, 4, field)?;
         let soff = i32_at(self.buf, pos);
@@ -349,7 +349,7 @@ impl<'a> Verifier<'a> {
     }
 
     /// Checks a scalar field of `size` bytes (in bounds, aligned); returns its position.
-    #[inline]
+    #[inline(never)]
     pub fn scalar(
         &self,
         t: Table,
@@ -367,7 +367,7 @@ impl<'a> Verifier<'a> {
     }
 
     /// Reads a checked `u8` field, or `default`.
-    #[inline]
+    #[inline(never)]
     pub fn u8(&self, t: Table, slot: usize, default: u8, f: &'static str) -> Result<u8, Fault> {
         Ok(self
             .scalar(t, slot, 1, f)?
@@ -375,7 +375,7 @@ impl<'a> Verifier<'a> {
     }
 
     /// Reads a checked `i32` field, or `default`.
-    #[inline]
+    #[inline(never)]
     pub fn i32(&self, t: Table, slot: usize, default: i32, f: &'static str) -> Result<i32, Fault> {
         Ok(self
             .scalar(t, slot, 4, f)?
@@ -383,7 +383,7 @@ impl<'a> Verifier<'a> {
     }
 
     /// Reads a checked `u32` field, or `default`.
-    #[inline]
+    #[inline(never)]
     pub fn u32(&self, t: Table, slot: usize, default: u32, f: &'static str) -> Result<u32, Fault> {
         Ok(self
             .scalar(t, slot, 4, f)?
@@ -391,7 +391,7 @@ impl<'a> Verifier<'a> {
     }
 
     /// Reads a checked `u64` field, or `default`.
-    #[inline]
+    #[inline(never)]
     pub fn u64(&self, t: Table, slot: usize, default: u64, f: &'static str) -> Result<u64, Fault> {
         Ok(self
             .scalar(t, slot, 8, f)?
@@ -399,7 +399,7 @@ impl<'a> Verifier<'a> {
     }
 
     /// Checks the table that offset field `slot` points to; `None` when absent.
-    #[inline]
+    #[inline(never)]
     pub fn sub_table(
         &mut self,
         t: Table,
@@ -417,7 +417,7 @@ impl<'a> Verifier<'a> {
 
     /// Checks the vector at `pos` (length word aligned to 4, elements of `size` bytes aligned
     /// to `size`, all in bounds).
-    #[inline]
+    #[inline(never)]
     pub fn vector_at(&mut self, pos: usize, size: usize, f: &'static str) -> Result<Vector, Fault> {
         self.range(pos, 4, 4, f)?;
         let len = u32_at(self.buf, pos) as usize;
@@ -446,7 +446,7 @@ impl<'a> Verifier<'a> {
     }
 
     /// Checks the vector that offset field `slot` points to; empty when absent.
-    #[inline]
+    #[inline(never)]
     pub fn vector(
         &mut self,
         t: Table,
@@ -458,7 +458,7 @@ impl<'a> Verifier<'a> {
     }
 
     /// Checks the vector that offset field `slot` points to; `None` when absent.
-    #[inline]
+    #[inline(never)]
     pub fn vector_opt(
         &mut self,
         t: Table,
@@ -476,7 +476,7 @@ impl<'a> Verifier<'a> {
     }
 
     /// Checks the string at `pos`: in bounds, NUL-terminated, UTF-8.
-    #[inline]
+    #[inline(never)]
     pub fn string_at(&mut self, pos: usize, f: &'static str) -> Result<&'a str, Fault> {
         let v = self.vector_at(pos, 1, f)?;
         let bytes = v.bytes(self.buf, 1);
@@ -487,7 +487,7 @@ impl<'a> Verifier<'a> {
     }
 
     /// Checks the string that offset field `slot` points to; `None` when absent.
-    #[inline]
+    #[inline(never)]
     pub fn string(
         &mut self,
         t: Table,
@@ -504,7 +504,7 @@ impl<'a> Verifier<'a> {
     }
 
     /// Checks element `i` of a vector of offsets to tables and returns the table.
-    #[inline]
+    #[inline(never)]
     pub fn table_in(&mut self, v: Vector, i: usize, f: &'static str) -> Result<Table, Fault> {
         let pos = self.follow(v.start + 4 * i, f)?;
         self.table(pos, f)
