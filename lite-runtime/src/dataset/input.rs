@@ -4,6 +4,7 @@
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
+use std::time::SystemTime;
 
 use memmap2::Mmap;
 
@@ -59,15 +60,28 @@ pub(crate) enum Input {
         start: usize,
         chunk: usize,
         eof: bool,
+        /// Bytes of the file dropped from the front of `buf`.
+        dropped: u64,
     },
 }
 
+/// A file just opened: its bytes, and what tells it from another file at the same path.
+#[derive(Debug)]
+pub(crate) struct Opened {
+    pub(crate) input: Input,
+    /// Its length, if it is a regular file.
+    pub(crate) len: Option<u64>,
+    /// Its modification time, where the system keeps one.
+    pub(crate) modified: Option<SystemTime>,
+}
+
 impl Input {
-    /// Opens `path` in `mode`; also returns the file's length when it is a regular file.
-    pub(crate) fn open(path: &Path, mode: IoMode) -> io::Result<(Self, Option<u64>)> {
+    /// Opens `path` in `mode`, with its length when it is a regular file.
+    pub(crate) fn open(path: &Path, mode: IoMode) -> io::Result<Opened> {
         let file = File::open(path)?;
         let meta = file.metadata()?;
         let len = meta.is_file().then_some(meta.len());
+        let modified = meta.modified().ok();
         let input = match (mode, len) {
             (IoMode::Map, Some(n)) if n > 0 => Self::Mapped {
                 map: map(&file)?,
@@ -76,7 +90,11 @@ impl Input {
             (IoMode::Buffered { chunk }, _) => Self::buffered(file, chunk),
             (IoMode::Map, _) => Self::buffered(file, 1 << 20),
         };
-        Ok((input, len))
+        Ok(Opened {
+            input,
+            len,
+            modified,
+        })
     }
 
     fn buffered(file: File, chunk: usize) -> Self {
@@ -86,6 +104,31 @@ impl Input {
             start: 0,
             chunk: chunk.max(1),
             eof: false,
+            dropped: 0,
+        }
+    }
+
+    /// The offset in the file of the first byte at hand.
+    pub(crate) fn position(&self) -> u64 {
+        match self {
+            Self::Mapped { pos, .. } => *pos as u64,
+            Self::Buffered { start, dropped, .. } => dropped.saturating_add(*start as u64),
+        }
+    }
+
+    /// Moves forward to offset `to` of the file without looking at the bytes in between;
+    /// `false` (and nothing moved) unless the file is mapped and `to` lies between the
+    /// position and the end. A buffered file is read through instead.
+    pub(crate) fn jump(&mut self, to: u64) -> bool {
+        match self {
+            Self::Mapped { map, pos } => match usize::try_from(to) {
+                Ok(to) if to >= *pos && to <= map.len() => {
+                    *pos = to;
+                    true
+                }
+                _ => false,
+            },
+            Self::Buffered { .. } => false,
         }
     }
 
@@ -121,6 +164,7 @@ impl Input {
             start,
             chunk,
             eof,
+            dropped,
         } = self
         else {
             return Ok(());
@@ -129,6 +173,7 @@ impl Input {
         // largest record plus one chunk.
         if *start > 0 {
             buf.drain(..*start);
+            *dropped = dropped.saturating_add(*start as u64);
             *start = 0;
         }
         if needed > buf.len() {
@@ -175,8 +220,10 @@ impl Input {
             start,
             chunk,
             eof,
+            dropped,
         } = self
         {
+            *dropped = dropped.saturating_add(buf.len() as u64);
             buf.clear();
             *start = 0;
             let mut scratch = vec![0u8; (*chunk).min(1 << 16)];

@@ -3,14 +3,14 @@
 use std::path::{Path, PathBuf};
 
 use tessera_core::data::{
-    Check, DataError, DataErrorKind, Dims, ErrorPolicy, Key, NormConfig, NormDecoder, NormHeader,
-    SampleBatch,
+    Check, DataError, DataErrorKind, Dims, ErrorPolicy, Key, NormConfig, NormDecoder, NormEncoder,
+    NormHeader, SampleBatch,
 };
 
 use super::error::DatasetError;
 use super::input::{Input, IoMode};
 use super::stats::ReadStats;
-use super::stream::{Format, StreamReader};
+use super::stream::{FileId, Format, StreamReader};
 
 /// Reads the Norm files of a dataset into batches, with keys of type `K` (`u32` or `i64`, as
 /// the files were written).
@@ -58,6 +58,24 @@ impl<K: Key> Format<K> for NormFormat {
         let bytes: [u8; 8] = head.get(at..at + 8)?.try_into().ok()?;
         u64::try_from(i64::from_le_bytes(bytes)).ok()
     }
+
+    /// A fresh decoder given a header announcing the records left after the jump: it
+    /// decodes and ends the rest of the file as `at` would have (the driver places its
+    /// errors and counts in the file). Core keeps its own jump (`skip_to`) to itself.
+    fn resume(&self, at: &NormDecoder<K>, skip: u64) -> Option<(NormDecoder<K>, u64)> {
+        let left = at
+            .records()?
+            .checked_sub(at.position())?
+            .checked_sub(skip)?;
+        // 64 bytes, 69 framed.
+        let mut head = [0u8; 80];
+        let n = NormEncoder::<K>::new(self.config)
+            .header(left, &mut head)
+            .ok()?;
+        let mut decoder = NormDecoder::new(self.config);
+        let read = decoder.pass_over(&head[..n], 0).ok()?;
+        (read.consumed == n).then(|| (decoder, n as u64))
+    }
 }
 
 impl<K: Key> NormReader<K> {
@@ -86,6 +104,21 @@ impl<K: Key> NormReader<K> {
     /// Passes over `n` records; the records passed.
     pub(crate) fn pass_records(&mut self, n: u64) -> Result<u64, DatasetError> {
         self.inner.pass_records(n)
+    }
+
+    /// Opens the file and reads its header, if not yet (see [`StreamReader::ready`]).
+    pub(crate) fn ready(&mut self) -> Result<(), DatasetError> {
+        self.inner.ready()
+    }
+
+    /// The byte offset of the next record, and the file (see [`StreamReader::offset`]).
+    pub(crate) fn offset(&self) -> Option<(u64, FileId)> {
+        self.inner.offset()
+    }
+
+    /// Jumps `n` records ahead to byte `offset` (see [`StreamReader::jump`]).
+    pub(crate) fn jump(&mut self, n: u64, offset: u64) -> bool {
+        self.inner.jump(n, offset)
     }
 
     /// The per-file account, for a [`DatasetSource`](super::DatasetSource) to take over.

@@ -11,7 +11,7 @@ use super::input::IoMode;
 use super::norm::NormFileHeader;
 use super::parquet::{ParquetConfig, ParquetMetadata, ParquetReader};
 use super::shard::Shard;
-use super::source::DatasetSource;
+use super::source::{BatchStarts, DatasetSource};
 
 /// The files' format and how to read them.
 #[derive(Debug, Clone)]
@@ -78,6 +78,8 @@ pub struct DatasetPlan {
     files: Arc<[PlannedFile]>,
     dataset_rows: u64,
     failures: Arc<Mutex<Vec<Failure>>>,
+    /// Where its Norm files' batches start, as its partitions find out.
+    starts: Arc<BatchStarts>,
 }
 
 /// A source's error, where it stands in the serial order: batch, then 1 for the batch's
@@ -163,6 +165,7 @@ impl DatasetPlan {
         Ok(Self {
             format: Arc::new(format),
             io: IoMode::default(),
+            starts: Arc::new(BatchStarts::new(files.len())),
             files: files.into(),
             dataset_rows: first_row,
             failures: Arc::default(),
@@ -185,6 +188,7 @@ impl DatasetPlan {
             .cloned()
             .collect();
         Self {
+            starts: Arc::new(BatchStarts::new(files.len())),
             files: files.into(),
             failures: Arc::default(),
             ..self.clone()
@@ -194,6 +198,11 @@ impl DatasetPlan {
     /// The format and its configuration.
     pub fn format(&self) -> &DatasetFormat {
         &self.format
+    }
+
+    /// Where the batches of its Norm files start, as far as its partitions have found.
+    pub(crate) fn starts(&self) -> &BatchStarts {
+        &self.starts
     }
 
     /// How Norm and Raw files are read.

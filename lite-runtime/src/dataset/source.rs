@@ -11,6 +11,10 @@ use super::parquet::ParquetReader;
 use super::plan::{DatasetFormat, DatasetPlan, Failure};
 use super::raw::RawReader;
 use super::stats::{FileStats, ReadStats};
+use super::stream::FileId;
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The batches of a [`DatasetPlan`]'s files: the serial pass, or one worker's partition of
 /// it (see [`DatasetPlan::partition`]).
@@ -126,6 +130,31 @@ impl<K: Key> FileReader<K> {
         }
     }
 
+    /// Opens the file and reads its header, if not yet (Norm: before a jump).
+    fn ready(&mut self) -> Result<(), DatasetError> {
+        match self {
+            Self::Norm(r) => r.ready(),
+            Self::Raw(_) | Self::Parquet(_) => Ok(()),
+        }
+    }
+
+    /// The byte offset of the next record and the file, where the format can jump there.
+    fn offset(&self) -> Option<(u64, FileId)> {
+        match self {
+            Self::Norm(r) => r.offset(),
+            Self::Raw(_) | Self::Parquet(_) => None,
+        }
+    }
+
+    /// Jumps `n` records ahead to byte `offset`; `false` where it cannot. Raw records
+    /// are passed by arithmetic, Parquet row groups by the metadata: only Norm needs it.
+    fn jump(&mut self, n: u64, offset: u64) -> bool {
+        match self {
+            Self::Norm(r) => r.jump(n, offset),
+            Self::Raw(_) | Self::Parquet(_) => false,
+        }
+    }
+
     /// The account of its one file.
     fn file_stats(&mut self) -> Option<&mut FileStats> {
         match self {
@@ -238,12 +267,62 @@ impl<K: Key> DatasetSource<K> {
                 Err(e) => return Err(self.fail(e, id, 2, 0)),
             }
         }
+        if self.workers > 1 {
+            self.jump(to).map_err(|e| self.fail(e, id, 2, 0))?;
+        }
         let passed = match self.reader.as_mut() {
             Some((reader, at)) if *at < to => reader.pass(to - *at).map(|n| *at += n),
             _ => Ok(()),
         };
         self.sync_stats();
-        passed.map_err(|e| self.fail(e, id, 2, 0))
+        passed.map_err(|e| self.fail(e, id, 2, 0))?;
+        self.publish();
+        Ok(())
+    }
+
+    /// Jumps the open reader to row `to` of the file (a batch start) if a source of this
+    /// plan has already found where it starts in this very file.
+    fn jump(&mut self, to: u64) -> Result<(), DatasetError> {
+        let Some((reader, at)) = self.reader.as_mut() else {
+            return Ok(());
+        };
+        if *at >= to {
+            return Ok(());
+        }
+        reader.ready()?;
+        let known = reader.offset().and_then(|(_, file)| {
+            let table = self
+                .plan
+                .starts()
+                .file(self.file, file, &self.plan, self.capacity)?;
+            table.get(to / self.capacity)
+        });
+        if let Some(offset) = known {
+            if reader.jump(to - *at, offset) {
+                *at = to;
+            }
+        }
+        Ok(())
+    }
+
+    /// Tells the plan where the open reader stands, if that is a batch start of its file,
+    /// so the other partitions (and later passes) jump there.
+    fn publish(&self) {
+        let Some((reader, at)) = self.reader.as_ref() else {
+            return;
+        };
+        if self.workers < 2 || *at % self.capacity != 0 {
+            return;
+        }
+        if let Some((offset, file)) = reader.offset() {
+            if let Some(table) = self
+                .plan
+                .starts()
+                .file(self.file, file, &self.plan, self.capacity)
+            {
+                table.set(*at / self.capacity, offset);
+            }
+        }
     }
 
     /// Reads rows `start..start + expected` of the file, batch `id`, into `batch` from the
@@ -270,6 +349,9 @@ impl<K: Key> DatasetSource<K> {
                 }
             });
         self.sync_stats();
+        if read.is_ok() {
+            self.publish();
+        }
         // A file that ended before the rows its header announced, under Skip: the missing
         // rows are counted as skipped, and its batches from here on come out short or empty.
         let ended = self.stats.files.last().is_some_and(|f| f.done);
@@ -406,5 +488,85 @@ impl<K: Key> core::fmt::Debug for DatasetSource<K> {
             .field("file", &self.file)
             .field("local", &self.local)
             .finish_non_exhaustive()
+    }
+}
+
+/// Where the batches of a plan's Norm files start, found by its partitions as they read:
+/// a partition jumps to its next batch instead of passing over the other workers'
+/// records, when another (or an earlier pass of the plan: every epoch after the first)
+/// has been there. Shared by a plan's clones, kept for the plan's life.
+#[derive(Debug, Default)]
+pub(crate) struct BatchStarts {
+    /// One per file of the plan, made at its first use.
+    files: Box<[OnceLock<FileStarts>]>,
+}
+
+/// The batch starts found in one file.
+#[derive(Debug)]
+pub(crate) struct FileStarts {
+    /// The file they were found in: another file at the same path is not indexed.
+    file: FileId,
+    /// Rows per batch.
+    capacity: u64,
+    /// Byte offset of batch `k`'s first record; 0 while unknown (the header is at 0).
+    starts: Box<[AtomicU64]>,
+}
+
+/// The most batches indexed per file (512 KiB of offsets); later batches are walked to.
+const MAX_INDEXED: u64 = 1 << 16;
+
+impl BatchStarts {
+    /// An empty table for `files` files.
+    pub(crate) fn new(files: usize) -> Self {
+        Self {
+            files: (0..files).map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    /// File `index`'s starts (made now if none are), if they were found in `file` with
+    /// batches of `capacity` rows; a table for another file or batch size is not replaced,
+    /// so a partition reading it walks as before.
+    fn file(
+        &self,
+        index: usize,
+        file: FileId,
+        plan: &DatasetPlan,
+        capacity: u64,
+    ) -> Option<&FileStarts> {
+        let table = self.files.get(index)?.get_or_init(|| {
+            // Row counts are read from the file: the table is sized by its length too
+            // (a record takes at least a byte) and capped.
+            let rows = plan.files().get(index).map_or(0, |f| f.rows);
+            let batches = rows
+                .min(file.len)
+                .div_ceil(capacity.max(1))
+                .min(MAX_INDEXED);
+            FileStarts {
+                file,
+                capacity,
+                starts: (0..batches).map(|_| AtomicU64::new(0)).collect(),
+            }
+        });
+        (table.file == file && table.capacity == capacity).then_some(table)
+    }
+}
+
+impl FileStarts {
+    /// Where batch `k` starts, if known.
+    fn get(&self, k: u64) -> Option<u64> {
+        let at = self.starts.get(usize::try_from(k).ok()?)?;
+        // The offset is the whole message: nothing else is published with it.
+        Some(at.load(Ordering::Relaxed)).filter(|&o| o != 0)
+    }
+
+    /// Records that batch `k` starts at `offset` (once: a known start is only read, so the
+    /// partitions do not keep writing one cache line).
+    fn set(&self, k: u64, offset: u64) {
+        let Some(at) = usize::try_from(k).ok().and_then(|k| self.starts.get(k)) else {
+            return;
+        };
+        if at.load(Ordering::Relaxed) == 0 {
+            at.store(offset, Ordering::Relaxed);
+        }
     }
 }

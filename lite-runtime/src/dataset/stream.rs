@@ -4,13 +4,14 @@
 
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use tessera_core::data::{
     DataError, DataErrorKind, DecodeStats, ErrorPolicy, Key, SampleBatch, Status, StreamDecoder,
 };
 
 use super::error::DatasetError;
-use super::input::{Input, IoMode};
+use super::input::{Input, IoMode, Opened};
 use super::stats::{FileStats, ReadStats};
 
 /// What differs between formats: how a file's decoder starts, and which file-level errors
@@ -30,11 +31,63 @@ pub(crate) trait Format<K: Key> {
     fn skip_whole(&self, _error: &DataError, _head: &[u8]) -> Option<u64> {
         None
     }
+    /// A decoder for the rest of the file `skip` records after the record `at` stands at (a
+    /// partition jumping over another worker's batch), with the stream offset it stands at;
+    /// `None` if the format cannot, or `at` has not read its header.
+    fn resume(&self, _at: &Self::Decoder, _skip: u64) -> Option<(Self::Decoder, u64)> {
+        None
+    }
+}
+
+/// A file as opened: what tells it from another file at the same path (a
+/// [`DatasetSource`](super::DatasetSource) trusts the batch starts it found in a file only
+/// for the same file).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FileId {
+    /// Its length.
+    pub(crate) len: u64,
+    /// Its modification time.
+    pub(crate) modified: SystemTime,
 }
 
 struct Current<D> {
     input: Input,
     decoder: D,
+    id: Option<FileId>,
+    /// Where `decoder`'s stream stands in the file, once it has taken over after a jump.
+    shift: Shift,
+    /// What the decoders it took over from did.
+    carried: DecodeStats,
+}
+
+/// Records and bytes of the file before a resumed decoder's stream (none until a jump).
+#[derive(Debug, Clone, Copy, Default)]
+struct Shift {
+    records: u64,
+    bytes: u64,
+}
+
+impl Shift {
+    /// `error`, placed in the file instead of the decoder's stream.
+    fn apply(self, mut error: DataError) -> DataError {
+        error.sample = error.sample.map(|s| s.saturating_add(self.records));
+        error.offset = error.offset.saturating_add(self.bytes);
+        error
+    }
+}
+
+impl<D> Current<D> {
+    /// The file's account: the carried one plus the decoder's `own`.
+    fn stats(&self, own: DecodeStats) -> DecodeStats {
+        let c = &self.carried;
+        DecodeStats {
+            decoded: c.decoded.saturating_add(own.decoded),
+            skipped: c.skipped.saturating_add(own.skipped),
+            first_skipped: c
+                .first_skipped
+                .or(own.first_skipped.map(|e| self.shift.apply(e))),
+        }
+    }
 }
 
 /// The file-by-file driver behind [`NormReader`](super::NormReader) and
@@ -89,6 +142,55 @@ impl<K: Key, F: Format<K>> StreamReader<K, F> {
         self.guard(|r| r.run(None, n))
     }
 
+    /// Opens the file if it is not, and reads its header if not yet read (as a pass over
+    /// nothing), so that [`jump`](Self::jump) can resume after it.
+    pub(crate) fn ready(&mut self) -> Result<(), DatasetError> {
+        self.guard(|r| {
+            if r.current.is_none() && !r.open_next()? {
+                return Ok(0);
+            }
+            r.run(None, 0)
+        })
+        .map(drop)
+    }
+
+    /// The current file's offset of the next record, and what the file is; `None` between
+    /// files.
+    pub(crate) fn offset(&self) -> Option<(u64, FileId)> {
+        let cur = self.current.as_ref()?;
+        Some((cur.input.position(), cur.id?))
+    }
+
+    /// Moves `n` records ahead, to byte `offset` of the current file, without reading the
+    /// bytes between: `offset` must be where an earlier read of this file (the same
+    /// [`FileId`]) found that record's start. `false`, and nothing moved, where it cannot (no
+    /// file open or its header unread, a buffered file, a format that cannot resume, an
+    /// offset behind or past the end); the caller then passes over the records instead.
+    pub(crate) fn jump(&mut self, n: u64, offset: u64) -> bool {
+        let Some(cur) = self.current.as_mut() else {
+            return false;
+        };
+        let Some((decoder, at)) = self.format.resume(&cur.decoder, n) else {
+            return false;
+        };
+        let (Some(bytes), Some(records)) = (
+            offset.checked_sub(at),
+            cur.shift
+                .records
+                .checked_add(cur.decoder.position())
+                .and_then(|r| r.checked_add(n)),
+        ) else {
+            return false;
+        };
+        if !cur.input.jump(offset) {
+            return false;
+        }
+        cur.carried = cur.stats(cur.decoder.stats());
+        cur.decoder = decoder;
+        cur.shift = Shift { records, bytes };
+        true
+    }
+
     fn guard(
         &mut self,
         call: impl FnOnce(&mut Self) -> Result<u64, DatasetError>,
@@ -125,10 +227,11 @@ impl<K: Key, F: Format<K>> StreamReader<K, F> {
                 None => cur.decoder.pass_over(cur.input.bytes(), left),
             };
             used += cur.decoder.position().saturating_sub(before);
-            let stats = cur.decoder.stats();
+            let stats = cur.stats(cur.decoder.stats());
             let progress = match result {
                 Ok(p) => p,
                 Err(e) => {
+                    let e = cur.shift.apply(e);
                     let skip = match self.format.policy() {
                         ErrorPolicy::Skip if stats.decoded + stats.skipped == 0 => {
                             self.format.skip_whole(&e, cur.input.bytes())
@@ -178,9 +281,22 @@ impl<K: Key, F: Format<K>> StreamReader<K, F> {
         };
         self.next += 1;
         self.stats.files.push(FileStats::new(path));
-        let (mut input, len) = Input::open(path, self.io).map_err(DatasetError::io(path))?;
+        let Opened {
+            mut input,
+            len,
+            modified,
+        } = Input::open(path, self.io).map_err(DatasetError::io(path))?;
         let decoder = self.format.start(&mut input, len, path)?;
-        self.current = Some(Current { input, decoder });
+        let id = len
+            .zip(modified)
+            .map(|(len, modified)| FileId { len, modified });
+        self.current = Some(Current {
+            input,
+            decoder,
+            id,
+            shift: Shift::default(),
+            carried: DecodeStats::default(),
+        });
         Ok(true)
     }
 
@@ -190,7 +306,10 @@ impl<K: Key, F: Format<K>> StreamReader<K, F> {
         let Some(mut cur) = self.current.take() else {
             return Ok(());
         };
-        let mut result = cur.decoder.finish(cur.input.bytes());
+        let mut result = cur
+            .decoder
+            .finish(cur.input.bytes())
+            .map_err(|e| cur.shift.apply(e));
         if let Err(DataError {
             kind: DataErrorKind::TrailingBytes { count },
             ..
@@ -199,9 +318,9 @@ impl<K: Key, F: Format<K>> StreamReader<K, F> {
             // Buffered input holds only the first trailing bytes; the error names them all.
             *count = cur.input.count_rest().map_err(DatasetError::io(path))?;
         }
-        record(&mut self.stats, path, cur.decoder.stats());
+        record(&mut self.stats, path, cur.stats(cur.decoder.stats()));
         let stats = result.map_err(|e| data(path, e))?;
-        record(&mut self.stats, path, stats);
+        record(&mut self.stats, path, cur.stats(stats));
         if let Some(f) = self.stats.current() {
             f.done = true;
         }
