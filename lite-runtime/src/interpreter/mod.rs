@@ -333,11 +333,31 @@ impl<'m, 'a> Interpreter<'m, 'a> {
             let Ok(t) = self.input_tensor(i) else {
                 continue;
             };
-            if self.tensor_type(t) == Ok(TensorType::String) {
-                let n = self.tensor_shape(t).map_or(0, |s| s.elements());
-                // Over the budget (a huge shape): left unwritten, an error when read.
-                let _ = self.set_input_strings(i, core::iter::repeat_n(&[][..], n));
+            if self.tensor_type(t) != Ok(TensorType::String) {
+                continue;
             }
+            let n = self.tensor_shape(t).map_or(0, |s| s.elements());
+            // `n` empty strings in TFLite's layout: the count, then `n + 1` offsets that all
+            // point just past themselves, at `4 * (n + 2)`. Written here rather than through
+            // `set_input_strings`, whose generic encoder costs 1 KB of firmware flash.
+            let table = n.checked_add(2).and_then(|w| w.checked_mul(4));
+            let words = table.and_then(|b| Some((u32::try_from(n).ok()?, u32::try_from(b).ok()?)));
+            let Some((count, end)) = words else { continue };
+            let Ok(buf) = self.arena_bytes_mut(t) else {
+                continue;
+            };
+            // Over the budget (a huge shape): left unwritten, an error when read.
+            let Some((head, offsets)) = buf
+                .get_mut(..end as usize)
+                .and_then(|b| b.split_at_mut_checked(4))
+            else {
+                continue;
+            };
+            head.copy_from_slice(&count.to_le_bytes());
+            for offset in offsets.chunks_exact_mut(4) {
+                offset.copy_from_slice(&end.to_le_bytes());
+            }
+            self.records_mut()[t].written = 1;
         }
     }
 
