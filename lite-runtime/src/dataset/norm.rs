@@ -74,7 +74,7 @@ impl<K: Key> Format<K> for NormFormat {
             .ok()?;
         let mut decoder = NormDecoder::new(self.config);
         let read = decoder.pass_over(&head[..n], 0).ok()?;
-        (read.consumed == n).then(|| (decoder, n as u64))
+        (read.consumed == n).then_some((decoder, n as u64))
     }
 }
 

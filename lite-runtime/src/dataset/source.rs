@@ -570,3 +570,6 @@ impl FileStarts {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
