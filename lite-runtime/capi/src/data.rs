@@ -2,7 +2,7 @@
 //! struct the caller owns, decoding Norm bytes into CSR batches in the caller's arrays.
 //! Nothing here allocates; every pointer and length from C is checked before it is used.
 
-use core::mem::{align_of, size_of};
+use core::mem::{MaybeUninit, align_of, size_of};
 
 use tessera_core::data::{
     BatchError, Check, CsrCapacity, DataError, DataErrorKind, Dims, ErrorPolicy, Key, NormConfig,
@@ -48,7 +48,11 @@ pub enum TesseraKeyType {
 /// to move it or to keep a checkpoint of where a stream was.
 #[repr(C)]
 pub struct TesseraNormDecoder {
-    _private: [u64; 32],
+    // The decoder's Rust state is written into these bytes, padding and all, so some of them
+    // are uninitialised: as plain `u64`s a Rust move of the struct would read them, which is
+    // undefined behaviour; `MaybeUninit` has the same layout (and the same C declaration)
+    // and may hold any bytes.
+    _private: MaybeUninit<[u64; 32]>,
 }
 
 /// Why a decode call returned.
@@ -645,3 +649,6 @@ pub unsafe extern "C" fn tessera_norm_decoder_finish(
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

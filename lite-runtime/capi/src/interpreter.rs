@@ -664,3 +664,6 @@ pub unsafe extern "C" fn tessera_interpreter_output_string(
         None => TesseraStatus::TESSERA_NO_SUCH_TENSOR,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -18,8 +18,4 @@ pub use status::TesseraStatus;
 pub use tstring::{TesseraTString, TesseraTStringType};
 
 #[cfg(test)]
-mod data_tests;
-#[cfg(test)]
-mod interpreter_tests;
-#[cfg(test)]
 mod tests;

@@ -56,9 +56,7 @@ fn error() -> TesseraError {
     unsafe { MaybeUninit::<TesseraError>::zeroed().assume_init() }
 }
 
-/// A decoder's memory, kept in place: `init` writes a Rust value there whose padding bytes
-/// are uninitialised, which C may copy freely but a Rust by-value move of the `u64` array
-/// may not (Miri rightly calls that undefined behaviour).
+/// A decoder's memory on the heap, as C would keep it in a struct of its own.
 struct Dec(Box<MaybeUninit<TesseraNormDecoder>>);
 
 impl Dec {
@@ -159,6 +157,36 @@ fn a_file_in_memory_decodes_batch_by_batch_into_caller_arrays() {
         )
     };
     assert_eq!((st, decoded, skipped), (S::TESSERA_OK, 3, 0));
+}
+
+/// A set-up decoder is plain bytes to its owner: Rust may move it by value and copy it as a
+/// checkpoint (as C does with assignment), and each copy resumes where the original stood.
+/// Under Miri this checks that the storage may hold the state's uninitialised padding (typed
+/// moves of a `[u64; 32]` holding it were undefined behaviour).
+#[test]
+fn a_decoder_moved_and_copied_by_value_resumes_the_stream() {
+    let f = file();
+    let mut err = error();
+    let mut m = MaybeUninit::<TesseraNormDecoder>::uninit();
+    // SAFETY: live memory of the decoder's size and alignment; live locals.
+    let st = unsafe { tessera_norm_decoder_init(m.as_mut_ptr(), &C, 0, &mut err) };
+    assert_eq!(st, S::TESSERA_OK);
+    // SAFETY: the storage is `MaybeUninit`, so any bytes (set up or not) are a valid value.
+    let mut d = unsafe { m.assume_init() };
+    let mut a = Arrays::new(2);
+    let (st, p) = decode(&mut d, &f, &a.batch(), &mut err);
+    assert_eq!((st, p.decoded), (S::TESSERA_OK, 2));
+    let rest = &f[p.consumed..];
+    // SAFETY: a bitwise copy of a struct that holds no pointer (its documented contract).
+    let mut checkpoint = unsafe { core::ptr::read(&d) };
+    let mut moved = Box::new(d);
+    for d in [&mut *moved, &mut checkpoint] {
+        let (st, q) = decode(d, rest, &a.batch(), &mut err);
+        assert_eq!(st, S::TESSERA_OK);
+        assert_eq!(q.status, TesseraDecodeStatus::TESSERA_DECODE_DONE);
+        assert_eq!((q.samples, q.decoded), (1, 3));
+        assert_eq!(a.keys[0], 5);
+    }
 }
 
 #[test]

@@ -12,7 +12,7 @@ use std::vec;
 use crate::interpreter::*;
 use crate::status::TesseraStatus as S;
 
-const STRINGS: &[u8] = include_bytes!("../../../tests/fixtures/models/strings.tflite");
+const STRINGS: &[u8] = include_bytes!("../../../../tests/fixtures/models/strings.tflite");
 
 fn blank() -> TesseraError {
     // SAFETY: TesseraError is integers and a c_char array: all-zero bytes are a valid value.
