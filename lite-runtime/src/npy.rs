@@ -206,9 +206,12 @@ impl Npy {
         }
         let shape = dict_value(header, "shape").ok_or(err("header has no 'shape'", start))?;
         let shape = parse_shape(shape).ok_or(err("bad 'shape'", start))?;
+        // The element count on its own too: with zero-byte elements (`S0`) the bytes never
+        // overflow, but `elements()` would.
         let expected = shape
             .iter()
-            .try_fold(dtype.size(), |a, &d| a.checked_mul(d))
+            .try_fold(1usize, |a, &d| a.checked_mul(d))
+            .and_then(|n| n.checked_mul(dtype.size()))
             .ok_or(err("shape overflows", start))?;
         let data = &bytes[end..];
         if data.len() != expected {

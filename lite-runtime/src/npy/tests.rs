@@ -42,3 +42,23 @@ fn bad_files_are_errors_never_panics() {
     let huge = b"\x93NUMPY\x01\x00\x40\x00{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999, 99999999999), }";
     assert!(Npy::parse(huge).is_err());
 }
+
+#[test]
+fn an_element_count_past_usize_is_an_error_even_for_zero_byte_strings() {
+    // `S0` elements take no bytes, so only the element count can overflow (found by the npy
+    // fuzz target's check that accepted shapes count without overflow).
+    let shape = "(4294967296, 4294967296, 4294967296)";
+    let header = format!("{{'descr': '|S0', 'fortran_order': False, 'shape': {shape}, }}\n");
+    let mut file = b"\x93NUMPY\x01\x00".to_vec();
+    file.extend_from_slice(&u16::try_from(header.len()).unwrap().to_le_bytes());
+    file.extend_from_slice(header.as_bytes());
+    let e = Npy::parse(&file).unwrap_err();
+    assert_eq!((e.what.as_str(), e.offset), ("shape overflows", 10));
+    // A zero-byte type with a shape that fits is still read.
+    let fits = Npy {
+        dtype: NpyType::Bytes(0),
+        shape: vec![3, 2],
+        data: vec![],
+    };
+    assert_eq!(Npy::parse(&fits.to_bytes()).unwrap().elements(), 6);
+}
