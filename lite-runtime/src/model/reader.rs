@@ -5,6 +5,11 @@
 //! models at odd addresses work. Reads after verification go through `get` and fall back to
 //! a default instead of panicking: verification already proved them in bounds, and a bug
 //! must not turn into an out-of-bounds read.
+//!
+//! Code size against speed: on bare-metal targets (`target_os = "none"`: firmware, where
+//! flash is what runs out) the reads are kept out of line, one copy each: inlined at their
+//! hundreds of call sites they cost the Cortex-M4 framework 5.1 KB of its 36 KB. Elsewhere
+//! they are inlined: out of line, loading a model on x86-64 took twice as long.
 
 use core::cell::Cell;
 
@@ -66,7 +71,8 @@ pub struct Table {
 
 impl Table {
     /// Position of field `slot`, or `None` when the field is absent (reads the default).
-    #[inline]
+    #[cfg_attr(target_os = "none", inline(never))]
+    #[cfg_attr(not(target_os = "none"), inline)]
     pub fn field(&self, buf: &[u8], slot: usize) -> Option<usize> {
         if slot >= self.slots {
             return None;
@@ -116,14 +122,16 @@ impl Table {
     }
 
     /// The table that field `slot` points to (verified at load), or `None` when absent.
-    #[inline]
+    #[cfg_attr(target_os = "none", inline(never))]
+    #[cfg_attr(not(target_os = "none"), inline)]
     pub fn table(&self, buf: &[u8], slot: usize) -> Option<Table> {
         self.field(buf, slot)
             .map(|p| Table::at(buf, follow(buf, p)))
     }
 
     /// The vector that field `slot` points to, or an empty one when absent.
-    #[inline]
+    #[cfg_attr(target_os = "none", inline(never))]
+    #[cfg_attr(not(target_os = "none"), inline)]
     pub fn vector(&self, buf: &[u8], slot: usize) -> Vector {
         self.field(buf, slot)
             .map_or(Vector::EMPTY, |p| Vector::at(buf, follow(buf, p)))
@@ -142,7 +150,8 @@ impl Table {
     }
 
     /// The table at `pos`, trusted: its vtable was checked by [`Verifier::table`].
-    #[inline]
+    #[cfg_attr(target_os = "none", inline(never))]
+    #[cfg_attr(not(target_os = "none"), inline)]
     pub fn at(buf: &[u8], pos: usize) -> Table {
         let vtable = pos.wrapping_sub(i32_at(buf, pos) as isize as usize);
         Table {
@@ -178,7 +187,8 @@ impl Vector {
     pub const EMPTY: Vector = Vector { start: 0, len: 0 };
 
     /// The vector whose length word is at `pos`, trusted.
-    #[inline]
+    #[cfg_attr(target_os = "none", inline(never))]
+    #[cfg_attr(not(target_os = "none"), inline)]
     pub fn at(buf: &[u8], pos: usize) -> Vector {
         Vector {
             start: pos.saturating_add(4),
@@ -196,7 +206,8 @@ impl Vector {
     }
 
     /// The table that element `i` of a vector of tables points to.
-    #[inline]
+    #[cfg_attr(target_os = "none", inline(never))]
+    #[cfg_attr(not(target_os = "none"), inline)]
     pub fn table(&self, buf: &[u8], i: usize) -> Table {
         Table::at(buf, follow(buf, self.start + 4 * i))
     }
@@ -246,7 +257,8 @@ impl<'a> Verifier<'a> {
 
     /// Records an error at `offset` while reading `field`, at the current location.
     #[cold]
-    #[inline(never)]
+    #[cfg_attr(target_os = "none", inline(never))]
+    #[cfg_attr(not(target_os = "none"), inline)]
     pub fn err(&self, kind: ErrorKind, field: &'static str, offset: usize) -> Fault {
         self.failure.set(Some(ModelError {
             kind,
@@ -296,7 +308,8 @@ impl<'a> Verifier<'a> {
 
     /// Follows the `uoffset` at `pos` to the object it points to (checked in bounds and for
     /// overflow, not yet the object itself).
-    #[inline(never)]
+    #[cfg_attr(target_os = "none", inline(never))]
+    #[cfg_attr(not(target_os = "none"), inline)]
     pub fn follow(&self, pos: usize, field: &'static str) -> Result<usize, Fault> {
         self.range(pos, 4, 4, field)?;
         let target = add(pos, u32_at(self.buf, pos) as usize)
@@ -316,7 +329,8 @@ impl<'a> Verifier<'a> {
 
     /// Checks the table at `pos`: its `soffset`, its vtable in bounds, even and at least 4
     /// bytes long, and every field it lists inside the table's inline size.
-    #[inline(never)]
+    #[cfg_attr(target_os = "none", inline(never))]
+    #[cfg_attr(not(target_os = "none"), inline)]
     pub fn table(&mut self, pos: usize, field: &'static str) -> Result<Table, Fault> {
         self.range(pos, 4, 4, field)?;
         let soff = i32_at(self.buf, pos);
@@ -349,7 +363,8 @@ impl<'a> Verifier<'a> {
     }
 
     /// Checks a scalar field of `size` bytes (in bounds, aligned); returns its position.
-    #[inline(never)]
+    #[cfg_attr(target_os = "none", inline(never))]
+    #[cfg_attr(not(target_os = "none"), inline)]
     pub fn scalar(
         &self,
         t: Table,
@@ -367,7 +382,8 @@ impl<'a> Verifier<'a> {
     }
 
     /// Reads a checked `u8` field, or `default`.
-    #[inline(never)]
+    #[cfg_attr(target_os = "none", inline(never))]
+    #[cfg_attr(not(target_os = "none"), inline)]
     pub fn u8(&self, t: Table, slot: usize, default: u8, f: &'static str) -> Result<u8, Fault> {
         Ok(self
             .scalar(t, slot, 1, f)?
@@ -375,7 +391,8 @@ impl<'a> Verifier<'a> {
     }
 
     /// Reads a checked `i32` field, or `default`.
-    #[inline(never)]
+    #[cfg_attr(target_os = "none", inline(never))]
+    #[cfg_attr(not(target_os = "none"), inline)]
     pub fn i32(&self, t: Table, slot: usize, default: i32, f: &'static str) -> Result<i32, Fault> {
         Ok(self
             .scalar(t, slot, 4, f)?
@@ -383,7 +400,8 @@ impl<'a> Verifier<'a> {
     }
 
     /// Reads a checked `u32` field, or `default`.
-    #[inline(never)]
+    #[cfg_attr(target_os = "none", inline(never))]
+    #[cfg_attr(not(target_os = "none"), inline)]
     pub fn u32(&self, t: Table, slot: usize, default: u32, f: &'static str) -> Result<u32, Fault> {
         Ok(self
             .scalar(t, slot, 4, f)?
@@ -391,7 +409,8 @@ impl<'a> Verifier<'a> {
     }
 
     /// Reads a checked `u64` field, or `default`.
-    #[inline(never)]
+    #[cfg_attr(target_os = "none", inline(never))]
+    #[cfg_attr(not(target_os = "none"), inline)]
     pub fn u64(&self, t: Table, slot: usize, default: u64, f: &'static str) -> Result<u64, Fault> {
         Ok(self
             .scalar(t, slot, 8, f)?
@@ -399,7 +418,8 @@ impl<'a> Verifier<'a> {
     }
 
     /// Checks the table that offset field `slot` points to; `None` when absent.
-    #[inline(never)]
+    #[cfg_attr(target_os = "none", inline(never))]
+    #[cfg_attr(not(target_os = "none"), inline)]
     pub fn sub_table(
         &mut self,
         t: Table,
@@ -417,7 +437,8 @@ impl<'a> Verifier<'a> {
 
     /// Checks the vector at `pos` (length word aligned to 4, elements of `size` bytes aligned
     /// to `size`, all in bounds).
-    #[inline(never)]
+    #[cfg_attr(target_os = "none", inline(never))]
+    #[cfg_attr(not(target_os = "none"), inline)]
     pub fn vector_at(&mut self, pos: usize, size: usize, f: &'static str) -> Result<Vector, Fault> {
         self.range(pos, 4, 4, f)?;
         let len = u32_at(self.buf, pos) as usize;
@@ -446,7 +467,8 @@ impl<'a> Verifier<'a> {
     }
 
     /// Checks the vector that offset field `slot` points to; empty when absent.
-    #[inline(never)]
+    #[cfg_attr(target_os = "none", inline(never))]
+    #[cfg_attr(not(target_os = "none"), inline)]
     pub fn vector(
         &mut self,
         t: Table,
@@ -458,7 +480,8 @@ impl<'a> Verifier<'a> {
     }
 
     /// Checks the vector that offset field `slot` points to; `None` when absent.
-    #[inline(never)]
+    #[cfg_attr(target_os = "none", inline(never))]
+    #[cfg_attr(not(target_os = "none"), inline)]
     pub fn vector_opt(
         &mut self,
         t: Table,
@@ -476,7 +499,8 @@ impl<'a> Verifier<'a> {
     }
 
     /// Checks the string at `pos`: in bounds, NUL-terminated, UTF-8.
-    #[inline(never)]
+    #[cfg_attr(target_os = "none", inline(never))]
+    #[cfg_attr(not(target_os = "none"), inline)]
     pub fn string_at(&mut self, pos: usize, f: &'static str) -> Result<&'a str, Fault> {
         let v = self.vector_at(pos, 1, f)?;
         let bytes = v.bytes(self.buf, 1);
@@ -487,7 +511,8 @@ impl<'a> Verifier<'a> {
     }
 
     /// Checks the string that offset field `slot` points to; `None` when absent.
-    #[inline(never)]
+    #[cfg_attr(target_os = "none", inline(never))]
+    #[cfg_attr(not(target_os = "none"), inline)]
     pub fn string(
         &mut self,
         t: Table,
@@ -504,7 +529,8 @@ impl<'a> Verifier<'a> {
     }
 
     /// Checks element `i` of a vector of offsets to tables and returns the table.
-    #[inline(never)]
+    #[cfg_attr(target_os = "none", inline(never))]
+    #[cfg_attr(not(target_os = "none"), inline)]
     pub fn table_in(&mut self, v: Vector, i: usize, f: &'static str) -> Result<Table, Fault> {
         let pos = self.follow(v.start + 4 * i, f)?;
         self.table(pos, f)

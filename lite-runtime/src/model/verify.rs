@@ -829,6 +829,59 @@ fn is_preset(ctx: Ctx<'_>, tensors: Vector, i: usize) -> bool {
     !buffer::data_of(ctx.buf, ctx.buffers.table(ctx.buf, b)).is_empty()
 }
 
+/// Tensors tracked in one pass of [`data_flow`]: a bit per tensor `base .. base + FLOW_CHUNK`.
+struct Defined {
+    base: usize,
+    bits: [u64; FLOW_CHUNK / 64],
+}
+
+impl Defined {
+    /// The bit of tensor `i`, if it is in this pass's chunk.
+    fn bit(&self, i: usize) -> Option<(usize, u64)> {
+        let l = i.checked_sub(self.base).filter(|&l| l < FLOW_CHUNK)?;
+        Some((l / 64, 1 << (l % 64)))
+    }
+
+    /// Marks every tensor of `list` (a verified index vector; -1 entries skipped) defined.
+    /// Out of line: the three call sites inlined it three times.
+    #[inline(never)]
+    fn mark(&mut self, buf: &[u8], list: Vector) {
+        for j in 0..list.len {
+            let i = usize::try_from(i32_at(buf, list.start + 4 * j)).ok();
+            if let Some((w, b)) = i.and_then(|i| self.bit(i)) {
+                self.bits[w] |= b;
+            }
+        }
+    }
+
+    /// Checks that every tensor of `list` is defined (or preset: a constant or variable,
+    /// marked defined when first read).
+    #[inline(never)]
+    fn check(
+        &mut self,
+        v: &Verifier<'_>,
+        ctx: Ctx<'_>,
+        tensors: Vector,
+        list: Vector,
+        f: &'static str,
+    ) -> Result<(), Fault> {
+        for j in 0..list.len {
+            let pos = list.start + 4 * j;
+            let Ok(i) = usize::try_from(i32_at(ctx.buf, pos)) else {
+                continue; // -1: optional input left out
+            };
+            let Some((w, b)) = self.bit(i) else { continue };
+            if self.bits[w] & b == 0 {
+                if !is_preset(ctx, tensors, i) {
+                    return Err(v.err(ErrorKind::Undefined { tensor: i }, f, pos));
+                }
+                self.bits[w] |= b;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Checks that every operator input is a graph input, a constant, a variable or an earlier
 /// operator's output, and that every graph output is defined at the end. Tensors are tracked
 /// in a stack bit set, [`FLOW_CHUNK`] at a time.
@@ -844,50 +897,21 @@ fn data_flow(
     let outputs = sg.vector(buf, subgraph::slot::OUTPUTS);
     let mut base = 0;
     while base < tensors.len {
-        let mut bits = [0u64; FLOW_CHUNK / 64];
-        let local = |i: usize| i.checked_sub(base).filter(|&l| l < FLOW_CHUNK);
-        let mark = |bits: &mut [u64; FLOW_CHUNK / 64], list: Vector| {
-            for j in 0..list.len {
-                if let Some(l) = usize::try_from(i32_at(buf, list.start + 4 * j))
-                    .ok()
-                    .and_then(local)
-                {
-                    bits[l / 64] |= 1 << (l % 64);
-                }
-            }
+        let mut defined = Defined {
+            base,
+            bits: [0; FLOW_CHUNK / 64],
         };
-        mark(&mut bits, inputs);
-        let check =
-            |bits: &mut [u64; FLOW_CHUNK / 64], list: Vector, v: &Verifier<'_>, f: &'static str| {
-                for j in 0..list.len {
-                    let pos = list.start + 4 * j;
-                    let Some(i) = usize::try_from(i32_at(buf, pos)).ok() else {
-                        continue; // -1: optional input left out
-                    };
-                    let Some(l) = local(i) else { continue };
-                    if bits[l / 64] & (1 << (l % 64)) == 0 {
-                        if !is_preset(ctx, tensors, i) {
-                            return Err(v.err(ErrorKind::Undefined { tensor: i }, f, pos));
-                        }
-                        bits[l / 64] |= 1 << (l % 64);
-                    }
-                }
-                Ok(())
-            };
+        defined.mark(buf, inputs);
         for k in 0..operators.len {
             let op = operators.table(buf, k);
             v.at.operator = Some(k as u32);
-            check(
-                &mut bits,
-                op.vector(buf, operator::slot::INPUTS),
-                v,
-                "Operator.inputs",
-            )?;
-            mark(&mut bits, op.vector(buf, operator::slot::OUTPUTS));
-            mark(&mut bits, op.vector(buf, operator::slot::INTERMEDIATES));
+            let inputs = op.vector(buf, operator::slot::INPUTS);
+            defined.check(v, ctx, tensors, inputs, "Operator.inputs")?;
+            defined.mark(buf, op.vector(buf, operator::slot::OUTPUTS));
+            defined.mark(buf, op.vector(buf, operator::slot::INTERMEDIATES));
         }
         v.at.operator = None;
-        check(&mut bits, outputs, v, "SubGraph.outputs")?;
+        defined.check(v, ctx, tensors, outputs, "SubGraph.outputs")?;
         base += FLOW_CHUNK;
     }
     Ok(())
