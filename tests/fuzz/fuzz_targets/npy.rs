@@ -15,6 +15,7 @@ mod model {
 // that feature would also switch the interpreter of every other target in this package to
 // its `std` build (features unify), which the firmware-shaped targets must not fuzz.
 #[allow(dead_code)]
+#[rustfmt::skip] // its own crate formats it; rustfmt would follow its `mod tests;` from here
 #[path = "../../../lite-runtime/src/npy.rs"]
 mod npy;
 
