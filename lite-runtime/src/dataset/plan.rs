@@ -9,7 +9,7 @@ use tessera_core::data::{Dims, Key, NormConfig, RawConfig};
 use super::error::DatasetError;
 use super::input::IoMode;
 use super::norm::NormFileHeader;
-use super::parquet::{ParquetConfig, ParquetMetadata, ParquetReader};
+use super::parquet::{PageShare, ParquetConfig, ParquetMetadata, ParquetReader};
 use super::shard::Shard;
 use super::source::{BatchStarts, DatasetSource};
 
@@ -80,6 +80,8 @@ pub struct DatasetPlan {
     failures: Arc<Mutex<Vec<Failure>>>,
     /// Where its Norm files' batches start, as its partitions find out.
     starts: Arc<BatchStarts>,
+    /// Parquet row groups the partitions of this plan share (one decompression each).
+    pages: PageShare,
 }
 
 /// A source's error, where it stands in the serial order: batch, then 1 for the batch's
@@ -169,6 +171,7 @@ impl DatasetPlan {
             files: files.into(),
             dataset_rows: first_row,
             failures: Arc::default(),
+            pages: PageShare::default(),
         })
     }
 
@@ -198,6 +201,11 @@ impl DatasetPlan {
     /// The format and its configuration.
     pub fn format(&self) -> &DatasetFormat {
         &self.format
+    }
+
+    /// The Parquet row groups this plan's partitions share.
+    pub(crate) fn pages(&self) -> &PageShare {
+        &self.pages
     }
 
     /// Where the batches of its Norm files start, as far as its partitions have found.
@@ -239,8 +247,9 @@ impl DatasetPlan {
     /// pass, numbered as it numbers them (what a
     /// [`CursorSet`](crate::cursor_set::CursorSet) asks of `make_source`). Batches of other
     /// workers are passed over: a Norm or Raw record by its length, a whole file or
-    /// Parquet row group without reading it. `workers == 0` is taken as 1, `worker` mod
-    /// `workers`.
+    /// Parquet row group without reading it. The partitions of one plan (and its clones)
+    /// decompress each Parquet row group they all read once between them, not once each.
+    /// `workers == 0` is taken as 1, `worker` mod `workers`.
     pub fn partition<K: Key>(&self, worker: u64, workers: u64) -> DatasetSource<K> {
         let workers = workers.max(1);
         DatasetSource::new(self.clone(), worker % workers, workers, false)

@@ -15,6 +15,8 @@ mod columns;
 mod metadata;
 mod pages;
 mod reader;
+mod shared;
 
 pub use metadata::{ColumnRef, FileStat, ParquetMetadata};
 pub use reader::{ParquetConfig, ParquetReader, parquet_footer};
+pub(crate) use shared::PageShare;

@@ -4,6 +4,7 @@
 use std::fs::File;
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use parquet::column::reader::get_column_reader;
 use parquet::errors::ParquetError;
@@ -16,6 +17,7 @@ use super::chunk::{Chunk, SlotRange, Values};
 use super::columns::{ColumnPlan, plan};
 use super::metadata::ParquetMetadata;
 use super::pages::CheckedPages;
+use super::shared::{PageShare, SharedGroup, SharedPages};
 use crate::dataset::error::{DatasetError, MetadataErrorKind, RowErrorKind};
 use crate::dataset::file_list::{FileList, parent_dir};
 use crate::dataset::stats::{FileStats, ReadStats};
@@ -63,6 +65,8 @@ pub struct ParquetReader<K: Key> {
     current: Option<OpenFile<K>>,
     stats: ReadStats,
     stopped: Option<PathBuf>,
+    /// Row groups shared with the other workers of a partitioned pass (`None`: serial).
+    share: Option<PageShare>,
 }
 
 struct OpenFile<K> {
@@ -73,6 +77,12 @@ struct OpenFile<K> {
     row_group: usize,
     /// Readers of the current row group, one per plan entry.
     readers: Vec<Values>,
+    /// Whether the current row group's rows have been read or skipped yet: with a share,
+    /// its pages are shared at that point (a row group passed over whole is never read).
+    touched: bool,
+    /// The shared state of the current row group, kept while this worker reads it so that
+    /// the others find its pages.
+    group: Option<Arc<SharedGroup>>,
     /// Rows of the current row group not yet read into a chunk.
     left: u64,
     /// The file row of the next row to read into a chunk.
@@ -166,7 +176,16 @@ impl<K: Key> ParquetReader<K> {
             current: None,
             stats: ReadStats::default(),
             stopped: None,
+            share: None,
         })
+    }
+
+    /// The same reader, one of the workers of a partitioned pass sharing `share`: the row
+    /// groups it reads rows of are decompressed once between them (see [`PageShare`]), and
+    /// it decodes no row past the batch it is asked for.
+    pub(crate) fn with_share(mut self, share: PageShare) -> Self {
+        self.share = Some(share);
+        self
     }
 
     /// The dataset's metadata.
@@ -239,6 +258,8 @@ impl<K: Key> ParquetReader<K> {
             plan,
             row_group: 0,
             readers: Vec::new(),
+            touched: false,
+            group: None,
             left: 0,
             next_row: 0,
             chunk: Chunk::new(),
@@ -328,6 +349,7 @@ impl<K: Key> ParquetReader<K> {
                 let n = file.left.min(max - used);
                 if n < file.left {
                     let rows = usize::try_from(n).unwrap_or(usize::MAX);
+                    file.touch(self.share.as_ref());
                     let (readers, plan) = (&mut file.readers, &file.plan);
                     guarded(&file.path, || skip_rows(readers, plan, rows))?;
                 }
@@ -336,8 +358,14 @@ impl<K: Key> ParquetReader<K> {
                 file.left -= n;
                 continue;
             }
-            let rows = self.config.chunk_rows.max(1) as u64;
-            let rows = usize::try_from(file.left.min(rows)).unwrap_or(1);
+            let mut rows = (self.config.chunk_rows.max(1) as u64).min(file.left);
+            if self.share.is_some() {
+                // A worker's rows end with its batch; the rows after it are another
+                // worker's, to skip rather than decode.
+                rows = rows.min(max - used).max(1);
+            }
+            let rows = usize::try_from(rows).unwrap_or(1);
+            file.touch(self.share.as_ref());
             let (plan, readers, first) = (&file.plan, &mut file.readers, file.next_row);
             let (chunk, ranges) = (&mut file.chunk, &self.ranges);
             guarded(&file.path, || {
@@ -370,8 +398,38 @@ impl<K: Key> OpenFile<K> {
         })?;
         self.left = u64::try_from(rows).unwrap_or(0);
         self.readers = readers;
+        self.touched = false;
+        self.group = None;
         self.row_group += 1;
         Ok(())
+    }
+
+    /// Before the current row group's first rows are read or skipped: with a share, reads
+    /// its columns' pages through it and reads those from memory from here on. A column the
+    /// share does not hold keeps the reader made at the row group's opening, which reads the
+    /// file itself (and meets any fault where a serial pass meets it).
+    fn touch(&mut self, share: Option<&PageShare>) {
+        let Some(share) = share.filter(|_| !self.touched) else {
+            return;
+        };
+        self.touched = true;
+        let index = self.row_group.saturating_sub(1);
+        let group = share.group(&self.path, index, self.plan.len());
+        let (reader, plan) = (&self.reader, &self.plan);
+        let pages = group.pages(|c| {
+            let leaf = plan.get(c).map_or(usize::MAX, |p| p.leaf);
+            reader.get_row_group(index)?.get_column_page_reader(leaf)
+        });
+        let schema = self.reader.metadata().file_metadata().schema_descr();
+        for ((values, p), pages) in self.readers.iter_mut().zip(plan).zip(pages) {
+            let Some(pages) = pages else { continue };
+            let descr = schema.column(p.leaf);
+            let pages = CheckedPages::new(Box::new(SharedPages::new(pages)), &descr);
+            if let Some(v) = Values::new(get_column_reader(descr, Box::new(pages))) {
+                *values = v;
+            }
+        }
+        self.group = Some(group);
     }
 }
 
