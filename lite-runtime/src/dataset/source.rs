@@ -94,7 +94,9 @@ enum FileReader<K: Key> {
 }
 
 impl<K: Key> FileReader<K> {
-    fn open(plan: &DatasetPlan, file: usize) -> Result<Self, DatasetError> {
+    /// The reader of file `file`; `partition`: one of several workers (Parquet row groups
+    /// are then shared with the others, see [`DatasetPlan::partition`]).
+    fn open(plan: &DatasetPlan, file: usize, partition: bool) -> Result<Self, DatasetError> {
         let path = plan.files()[file].path.clone();
         Ok(match plan.format() {
             DatasetFormat::Norm(c) => {
@@ -105,12 +107,18 @@ impl<K: Key> FileReader<K> {
                 metadata,
                 metadata_path,
                 config,
-            } => Self::Parquet(Box::new(ParquetReader::new(
-                metadata.clone(),
-                metadata_path.clone(),
-                vec![path],
-                config.clone(),
-            )?)),
+            } => {
+                let reader = ParquetReader::new(
+                    metadata.clone(),
+                    metadata_path.clone(),
+                    vec![path],
+                    config.clone(),
+                )?;
+                Self::Parquet(Box::new(match partition {
+                    true => reader.with_share(plan.pages().clone()),
+                    false => reader,
+                }))
+            }
         })
     }
 
@@ -262,7 +270,7 @@ impl<K: Key> DatasetSource<K> {
         if self.reader.is_none() {
             let path = &self.plan.files()[self.file].path;
             self.stats.files.push(FileStats::new(path));
-            match FileReader::open(&self.plan, self.file) {
+            match FileReader::open(&self.plan, self.file, self.workers > 1) {
                 Ok(r) => self.reader = Some((r, 0)),
                 Err(e) => return Err(self.fail(e, id, 2, 0)),
             }
