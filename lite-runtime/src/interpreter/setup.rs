@@ -323,16 +323,6 @@ pub(crate) fn measure(
         // Not yet seen: an empty lifetime, fixed below.
         plan[i] = PlanBuffer::new(size, ALIGN, Lifetime::new(u32::MAX, 0));
     }
-    let widen = |plan: &mut [PlanBuffer], i: usize, step: u32| {
-        if let Some(b) = plan.get_mut(i) {
-            let l = b.lifetime();
-            *b = PlanBuffer::new(
-                b.size(),
-                ALIGN,
-                Lifetime::new(l.first.min(step), l.last.max(step)),
-            );
-        }
-    };
     // Graph inputs are alive from the start and, as in TensorFlow Lite, to the end: they are
     // kept across invokes (unless `preserve_inputs` is off: then, as in TensorFlow Lite Micro,
     // only to their last reader, and their bytes may be reused). Outputs are alive to the
@@ -408,6 +398,20 @@ pub(crate) fn measure(
         return Err(TOO_LARGE);
     }
     Ok(m)
+}
+
+/// Widens tensor `i`'s lifetime in `plan` to include `step`. Out of line: inlined at its
+/// four call sites it cost firmware flash for nothing.
+#[inline(never)]
+fn widen(plan: &mut [PlanBuffer], i: usize, step: u32) {
+    if let Some(b) = plan.get_mut(i) {
+        let l = b.lifetime();
+        *b = PlanBuffer::new(
+            b.size(),
+            ALIGN,
+            Lifetime::new(l.first.min(step), l.last.max(step)),
+        );
+    }
 }
 
 /// The arena's tables, to write.
