@@ -14,11 +14,6 @@
 //!   Each iteration takes the next of 8 batches, so neither side profits from a branch
 //!   predictor that memorised one batch's row lengths. Throughput counts the bytes touched:
 //!   the table rows read, the output written and the CSR read.
-//! - **`norm_pairs`** (issue 18): the checksummed file decoded one record at a time against
-//!   two at a time (each frame's length says where the next record starts), on the file
-//!   above and on one of 26 one-key slots (`max_nnz` 1, as the datasets of the `cursor_set`
-//!   bench). The two ways alternate over three rounds; after the group, the fastest pass of
-//!   each way is printed, with records/s and MB/s.
 //!
 //! Set `TESSERA_NORM_OUT=path` to also write the unframed file to `path`, for
 //! `tests/benches/norm_numpy.py` to read the identical bytes.
@@ -26,7 +21,7 @@
 //! Run with `cargo bench -p tessera-tests --bench datapath`; results are in `BENCHMARKS.md`.
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ndarray::Array2;
@@ -136,101 +131,6 @@ fn decode_all(
         }
     }
     dec.finish(&file[pos..]).unwrap().decoded
-}
-
-/// Decodes the whole file with `dec` batch by batch; returns the samples decoded.
-fn decode_with(mut dec: NormDecoder<u32>, file: &[u8], batch: &mut SampleBatch<'_, u32>) -> u64 {
-    let mut pos = 0;
-    loop {
-        batch.clear();
-        let p = dec.decode(&file[pos..], batch).unwrap();
-        pos += p.consumed;
-        black_box(batch.csr().nnz());
-        match p.status {
-            Status::BatchFull => {}
-            Status::Done => break,
-            Status::NeedMore { .. } => panic!("the whole file is in memory"),
-        }
-    }
-    dec.finish(&file[pos..]).unwrap().decoded
-}
-
-/// A checksummed file of `SAMPLES` samples with `keys` keys in every slot (seed 9).
-fn one_key_file(config: NormConfig) -> Vec<u8> {
-    let enc = NormEncoder::<u32>::new(config);
-    let mut rng = Rng::new(9);
-    let mut file = vec![0u8; 128];
-    let n = enc.header(SAMPLES as u64, &mut file).unwrap();
-    file.truncate(n);
-    let mut record = vec![0u8; config.max_record_bytes(4)];
-    let mut keys = [[0u32; 1]; DIMS.slot_num];
-    for _ in 0..SAMPLES {
-        let label = [(rng.next() & 1) as f32];
-        let dense: Vec<f32> = (0..DIMS.dense_dim).map(|_| rng.value()).collect();
-        for k in &mut keys {
-            k[0] = rng.below(VOCAB) as u32;
-        }
-        let slots: Vec<&[u32]> = keys.iter().map(|k| &k[..]).collect();
-        let n = enc.sample(&label, &dense, &slots, &mut record).unwrap();
-        file.extend_from_slice(&record[..n]);
-    }
-    file
-}
-
-fn norm_pairs(c: &mut Criterion) {
-    let mut g = c.benchmark_group("norm_pairs");
-    let mut buffers = Buffers::new();
-    let mut batch = buffers.batch();
-    let files = [
-        ("1-3 keys", norm_config(Check::Sum), norm_file(Check::Sum)),
-        ("1 key", NormConfig::new(DIMS, 1).with_check(Check::Sum), {
-            one_key_file(NormConfig::new(DIMS, 1).with_check(Check::Sum))
-        }),
-    ];
-    let ways: [(&str, fn(NormConfig) -> NormDecoder<u32>); 2] = [
-        ("one at a time", |c| NormDecoder::new(c).one_at_a_time()),
-        ("two at a time", NormDecoder::new),
-    ];
-    // The fastest pass of each (file, way), in seconds.
-    let mut best = [[f64::INFINITY; 2]; 2];
-    for (f, (name, config, file)) in files.iter().enumerate() {
-        for (_, make) in ways {
-            assert_eq!(decode_with(make(*config), file, &mut batch), SAMPLES as u64);
-        }
-        g.throughput(Throughput::Bytes(file.len() as u64));
-        for round in 0..3 {
-            for (w, (way, make)) in ways.iter().enumerate() {
-                let id = BenchmarkId::new(*way, format!("{name}, round {round}"));
-                g.bench_function(id, |b| {
-                    b.iter_custom(|iters| {
-                        let mut total = Duration::ZERO;
-                        for _ in 0..iters {
-                            let t = Instant::now();
-                            decode_with(make(*config), black_box(file), &mut batch);
-                            let dt = t.elapsed();
-                            best[f][w] = best[f][w].min(dt.as_secs_f64());
-                            total += dt;
-                        }
-                        total
-                    })
-                });
-            }
-        }
-    }
-    g.finish();
-    println!("norm_pairs: fastest pass of each way (alternated, 3 rounds)");
-    for (f, (name, _, file)) in files.iter().enumerate() {
-        for (w, (way, _)) in ways.iter().enumerate() {
-            let t = best[f][w];
-            println!(
-                "  {name:9} {way:14} {:8.3} ms  {:6.2} M records/s  {:7.0} MB/s",
-                t * 1e3,
-                SAMPLES as f64 / t / 1e6,
-                file.len() as f64 / t / 1e6
-            );
-        }
-        println!("  {name:9} one / two = {:.3}", best[f][0] / best[f][1]);
-    }
 }
 
 /// The bandwidth bound: every byte read once, as little-endian `u32` words.
@@ -378,6 +278,6 @@ fn pooling(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = config();
-    targets = norm_decode, norm_pairs, pooling
+    targets = norm_decode, pooling
 }
 criterion_main!(benches);

@@ -1,7 +1,5 @@
 //! The streaming Norm decoder.
 
-mod pair;
-
 use core::marker::PhantomData;
 
 use zerocopy::FromBytes;
@@ -54,8 +52,6 @@ pub struct NormDecoder<K> {
     stats: DecodeStats,
     /// The error that stopped the decoder; every later call returns it.
     failed: Option<DataError>,
-    /// Whether checksummed records may be decoded two at a time ([`pair`]).
-    pairs: bool,
     _key: PhantomData<K>,
 }
 
@@ -83,17 +79,8 @@ impl<K: Key> NormDecoder<K> {
             sample: 0,
             stats: DecodeStats::default(),
             failed: None,
-            pairs: true,
             _key: PhantomData,
         }
-    }
-
-    /// The same decoder, decoding checksummed records one at a time: the results are the
-    /// same; this is for benchmarks and tests that compare the two ways.
-    #[doc(hidden)]
-    pub fn one_at_a_time(mut self) -> Self {
-        self.pairs = false;
-        self
     }
 
     /// The configuration.
@@ -178,21 +165,6 @@ impl<K: Key> NormDecoder<K> {
                 });
             }
             let rest = &input[pos..];
-            if self.pairs && self.config.check == Check::Sum && self.sample + 1 < records.min(stop)
-            {
-                let (len, n) = match pair::framed_pair(rest, &self.config, batch) {
-                    pair::Pair::Two(a, b) => (a + b, 2),
-                    pair::Pair::One(a) => (a, 1),
-                    pair::Pair::None => (0, 0),
-                };
-                if n > 0 {
-                    pos += len;
-                    self.offset += len as u64;
-                    self.sample += n;
-                    self.stats.decoded += n;
-                    continue;
-                }
-            }
             let result = match self.config.check {
                 Check::None => payload(rest, &self.config, batch, false),
                 Check::Sum => framed(rest, &self.config, batch),
@@ -694,6 +666,14 @@ fn touch_ahead(input: &[u8], pos: usize, touched: usize) -> usize {
 }
 
 /// Decodes one framed record at the start of `bytes`; returns its length.
+///
+/// One record at a time, although each frame's length says where the next record starts and
+/// how many keys this one holds: two records decoded side by side (their `nnz` chains
+/// interleaved in one slot loop; in git history, "norm: two-at-a-time decode") ran 0.74x as
+/// fast on records of 1..=3 keys per slot and 0.89x on one-key records (fastest passes over
+/// three alternated rounds). The loop is bound by its work per slot (bounds checks, a key
+/// chunk's load and store, an end offset's conversion and store: about twice the bare `nnz`
+/// chain's time, `BENCHMARKS.md`), not by the chain's latency, and the pair adds work.
 #[inline]
 fn framed<K: Key>(
     bytes: &[u8],

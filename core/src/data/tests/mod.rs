@@ -14,7 +14,6 @@ use super::*;
 mod csr;
 mod cursor;
 mod norm;
-mod norm_pairs;
 mod raw;
 
 pub(super) fn config() -> ProptestConfig {
