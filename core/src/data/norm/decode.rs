@@ -669,9 +669,9 @@ fn touch_ahead(input: &[u8], pos: usize, touched: usize) -> usize {
 ///
 /// One record at a time, although each frame's length says where the next record starts and
 /// how many keys this one holds: two records decoded side by side (their `nnz` chains
-/// interleaved in one slot loop; in git history, "norm: two-at-a-time decode") ran 0.74x as
-/// fast on records of 1..=3 keys per slot and 0.89x on one-key records (fastest passes over
-/// three alternated rounds). The loop is bound by its work per slot (bounds checks, a key
+/// interleaved in one slot loop; in git history, "norm: two-at-a-time decode") ran 0.74x and
+/// 0.92x as fast on records of 1..=3 keys per slot, 0.89x and 0.75x on one-key records (two
+/// runs, fastest passes over three alternated rounds each). The loop is bound by its work per slot (bounds checks, a key
 /// chunk's load and store, an end offset's conversion and store: about twice the bare `nnz`
 /// chain's time, `BENCHMARKS.md`), not by the chain's latency, and the pair adds work.
 #[inline]
