@@ -27,7 +27,10 @@
 //! one-key slots, as a list of 4 checksummed Norm files and as 4 Parquet files (snappy, row
 //! groups of 10 000 rows) with their `_metadata.json`, each read by the serial cursor
 //! (`serial`) and by a 2-worker cursor set with worker 0 on the consumer's thread, rows read
-//! in place (`set/2`). Per row the consumer does the same small work as above.
+//! in place (`set/2`). Per row the consumer does the same small work as above. The plan
+//! is made once, so from the second pass on the partitions jump to the batch starts it
+//! has found; `norm list, first pass` makes a fresh plan per pass (starts found as the
+//! partitions go).
 //!
 //! Run with `cargo bench -p tessera-tests --bench cursor_set` (`-- dataset_sets` for the
 //! datasets only); results are summarised in `BENCHMARKS.md` at the workspace root.
@@ -438,6 +441,42 @@ fn dataset_sets(c: &mut Criterion) {
             })
         });
     }
+    // The first pass over a Norm list: a fresh plan, so no batch start is known yet and the
+    // partitions find them as they go (the one ahead passes over the other's batches, the
+    // one behind jumps). The rows above reuse one plan: from its second pass on, every
+    // partition jumps to its batches.
+    let files = FileList::resolve(&list).unwrap();
+    let serial = consume(SampleCursor::new(
+        norm_plan.source(),
+        consumer.batch().unwrap(),
+    ));
+    let pool = BufferPool::new();
+    let config = CursorSetConfig::new(DIMS, BATCH, values)
+        .with_workers(2)
+        .with_consumer_decoding(true);
+    g.bench_function(
+        "norm list, first pass/set/2 (consumer decodes, pooled)",
+        |b| {
+            b.iter(|| {
+                let plan = DatasetPlan::norm(files.clone(), norm).unwrap();
+                let sum = thread::scope(|s| {
+                    let set = CursorSet::scoped_pooled(s, config, &pool, |w, n| {
+                        plan.partition::<u32>(w, n)
+                    })
+                    .unwrap();
+                    let mut cursor = set.into_cursor();
+                    let mut sum = 0.0;
+                    while cursor.move_next().unwrap() {
+                        sum += f64::from(cursor.labels()[0]);
+                        sum += f64::from(cursor.keys(0).map_or(0, |k| k[0]));
+                    }
+                    sum
+                });
+                assert_eq!(sum, serial);
+                black_box(sum)
+            })
+        },
+    );
     g.finish();
 }
 

@@ -107,7 +107,7 @@ impl<K: Key> NormReader<K> {
     }
 
     /// Opens the file and reads its header, if not yet (see [`StreamReader::ready`]).
-    pub(crate) fn ready(&mut self) -> Result<(), DatasetError> {
+    pub(crate) fn ready(&mut self) -> Result<u64, DatasetError> {
         self.inner.ready()
     }
 

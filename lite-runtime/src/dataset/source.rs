@@ -138,11 +138,12 @@ impl<K: Key> FileReader<K> {
         }
     }
 
-    /// Opens the file and reads its header, if not yet (Norm: before a jump).
-    fn ready(&mut self) -> Result<(), DatasetError> {
+    /// Opens the file and reads its header, if not yet (Norm: before a jump); the records
+    /// used (a file skipped whole).
+    fn ready(&mut self) -> Result<u64, DatasetError> {
         match self {
             Self::Norm(r) => r.ready(),
-            Self::Raw(_) | Self::Parquet(_) => Ok(()),
+            Self::Raw(_) | Self::Parquet(_) => Ok(0),
         }
     }
 
@@ -297,7 +298,10 @@ impl<K: Key> DatasetSource<K> {
         if *at >= to {
             return Ok(());
         }
-        reader.ready()?;
+        *at = at.saturating_add(reader.ready()?);
+        if *at >= to {
+            return Ok(());
+        }
         let known = reader.offset().and_then(|(_, file)| {
             let table = self
                 .plan
@@ -464,6 +468,14 @@ impl<K: Key> BatchSource<K> for DatasetSource<K> {
                 .is_some_and(|(_, at)| *at >= start + expected);
             if !done {
                 self.read(batch, id, (start, expected), k + 1 == count);
+            }
+            // A partition takes its part of its next batch's Parquet pages now, while the
+            // other workers are on them (see `ParquetReader::prefetch`).
+            let next = k.saturating_add(self.workers).saturating_mul(self.capacity);
+            if let Some((FileReader::Parquet(r), at)) = self.reader.as_mut() {
+                if self.workers > 1 && self.pending.is_none() && next < rows {
+                    r.prefetch(next.saturating_sub(*at));
+                }
             }
             self.local = k + 1;
             return self.hand_out(batch, id, first_row + start);

@@ -143,15 +143,15 @@ impl<K: Key, F: Format<K>> StreamReader<K, F> {
     }
 
     /// Opens the file if it is not, and reads its header if not yet read (as a pass over
-    /// nothing), so that [`jump`](Self::jump) can resume after it.
-    pub(crate) fn ready(&mut self) -> Result<(), DatasetError> {
+    /// nothing), so that [`jump`](Self::jump) can resume after it. Returns the records
+    /// used: those of a file skipped whole (see [`Format::skip_whole`]), else 0.
+    pub(crate) fn ready(&mut self) -> Result<u64, DatasetError> {
         self.guard(|r| {
             if r.current.is_none() && !r.open_next()? {
                 return Ok(0);
             }
             r.run(None, 0)
         })
-        .map(drop)
     }
 
     /// The current file's offset of the next record, and what the file is; `None` between
