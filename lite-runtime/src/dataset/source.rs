@@ -469,6 +469,14 @@ impl<K: Key> BatchSource<K> for DatasetSource<K> {
             if !done {
                 self.read(batch, id, (start, expected), k + 1 == count);
             }
+            // A partition takes its part of its next batch's Parquet pages now, while the
+            // other workers are on them (see `ParquetReader::prefetch`).
+            let next = k.saturating_add(self.workers).saturating_mul(self.capacity);
+            if let Some((FileReader::Parquet(r), at)) = self.reader.as_mut() {
+                if self.workers > 1 && self.pending.is_none() && next < rows {
+                    r.prefetch(next.saturating_sub(*at));
+                }
+            }
             self.local = k + 1;
             return self.hand_out(batch, id, first_row + start);
         }

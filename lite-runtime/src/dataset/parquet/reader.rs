@@ -83,6 +83,8 @@ struct OpenFile<K> {
     /// The shared state of the current row group, kept while this worker reads it so that
     /// the others find its pages.
     group: Option<Arc<SharedGroup>>,
+    /// A later row group shared ahead of its first rows (see [`ParquetReader::prefetch`]).
+    ahead: Option<(usize, Arc<SharedGroup>)>,
     /// Rows of the current row group not yet read into a chunk.
     left: u64,
     /// The file row of the next row to read into a chunk.
@@ -260,6 +262,7 @@ impl<K: Key> ParquetReader<K> {
             readers: Vec::new(),
             touched: false,
             group: None,
+            ahead: None,
             left: 0,
             next_row: 0,
             chunk: Chunk::new(),
@@ -281,6 +284,17 @@ impl<K: Key> ParquetReader<K> {
     /// batch; bad rows there are its owner's to report); returns the rows passed.
     pub(crate) fn pass_records(&mut self, n: u64) -> Result<u64, DatasetError> {
         self.guard(|r| r.run(None, n))
+    }
+
+    /// With a share: takes this worker's part in decompressing the row group that holds the
+    /// row `rows` rows on (the first of its next batch), if that is a later row group. A
+    /// worker that does this as soon as it has read a batch helps with the pages while the
+    /// others are still reading that row group, instead of finding them all done, or all to
+    /// do, when its turn comes. Faults are left for the rows' reading to meet, as ever.
+    pub(crate) fn prefetch(&mut self, rows: u64) {
+        if let (Some(share), Some(file)) = (self.share.as_ref(), self.current.as_mut()) {
+            file.prefetch(share, rows);
+        }
     }
 
     /// The per-file account, for a [`DatasetSource`](crate::dataset::DatasetSource) to take
@@ -408,12 +422,37 @@ impl<K: Key> OpenFile<K> {
     /// its columns' pages through it and reads those from memory from here on. A column the
     /// share does not hold keeps the reader made at the row group's opening, which reads the
     /// file itself (and meets any fault where a serial pass meets it).
+    fn prefetch(&mut self, share: &PageShare, rows: u64) {
+        // The row `rows` on from the next one to hand out, and the row group holding it.
+        let target = (self.next_row - self.chunk.pending() as u64).saturating_add(rows);
+        let mut end = 0u64;
+        let groups = self.reader.metadata().row_groups();
+        let Some(index) = groups.iter().position(|g| {
+            end = end.saturating_add(u64::try_from(g.num_rows()).unwrap_or(0));
+            target < end
+        }) else {
+            return;
+        };
+        let later = index >= self.row_group;
+        if !later || self.ahead.as_ref().is_some_and(|(i, _)| *i == index) {
+            return;
+        }
+        let group = share.group(&self.path, index, self.plan.len());
+        let (reader, plan) = (&self.reader, &self.plan);
+        group.help(|c| {
+            let leaf = plan.get(c).map_or(usize::MAX, |p| p.leaf);
+            reader.get_row_group(index)?.get_column_page_reader(leaf)
+        });
+        self.ahead = Some((index, group));
+    }
+
     fn touch(&mut self, share: Option<&PageShare>) {
         let Some(share) = share.filter(|_| !self.touched) else {
             return;
         };
         self.touched = true;
         let index = self.row_group.saturating_sub(1);
+        self.ahead.take_if(|(i, _)| *i <= index);
         let group = share.group(&self.path, index, self.plan.len());
         let (reader, plan) = (&self.reader, &self.plan);
         let pages = group.pages(|c| {

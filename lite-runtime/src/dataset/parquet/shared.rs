@@ -107,20 +107,9 @@ impl SharedGroup {
     /// serial pass does and meets the fault where the serial pass meets it.
     pub(super) fn pages(
         &self,
-        mut open: impl FnMut(usize) -> Result<Box<dyn PageReader>>,
+        open: impl FnMut(usize) -> Result<Box<dyn PageReader>>,
     ) -> Vec<Option<Arc<[Page]>>> {
-        while let Some(column) = self.claim() {
-            let claim = Claim {
-                group: self,
-                column,
-                pages: None,
-            };
-            let budget = GROUP_BYTES.saturating_sub(lock(&self.state).bytes);
-            let read = catch_unwind(AssertUnwindSafe(|| {
-                open(column).and_then(|pages| read_all(pages, budget))
-            }));
-            claim.finish(read.ok().and_then(|r| r.ok()).flatten());
-        }
+        self.help(open);
         let mut state = lock(&self.state);
         loop {
             if !state.slots.iter().any(|s| matches!(s, Slot::Taken)) {
@@ -139,6 +128,22 @@ impl SharedGroup {
                 _ => None,
             })
             .collect()
+    }
+
+    /// Decompresses every column no worker has claimed yet, waiting for none.
+    pub(super) fn help(&self, mut open: impl FnMut(usize) -> Result<Box<dyn PageReader>>) {
+        while let Some(column) = self.claim() {
+            let claim = Claim {
+                group: self,
+                column,
+                pages: None,
+            };
+            let budget = GROUP_BYTES.saturating_sub(lock(&self.state).bytes);
+            let read = catch_unwind(AssertUnwindSafe(|| {
+                open(column).and_then(|pages| read_all(pages, budget))
+            }));
+            claim.finish(read.ok().and_then(|r| r.ok()).flatten());
+        }
     }
 
     /// The first open column, now taken by the caller.
