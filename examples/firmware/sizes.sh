@@ -50,8 +50,8 @@ nm -S -t d -C "$elf" | awk '
     else if (name ~ /^tessera_lite::interpreter/) k = "tessera: interpreter set-up, planner driver, invoke"
     else if (name ~ /framework::framework/) k = "tessera: inlined into the call site (load, set up, invoke)"
     else if (name ~ /^tessera_core/) k = "tessera: core (lifetime planner, string encoder)"
-    else if (name ~ /tessera_lite/) k = "tessera: tables (op names)"
-    else if (name ~ /^\.Lanon/) k = "unnamed constants (panic locations, strings)"
+    else if (name ~ /tessera_lite/) k = "tessera: switch tables (tensor types)"
+    else if (name ~ /^\.Lanon/) k = "unnamed constants (strings: op and field names; panic locations)"
     else k = "runtime: core::fmt, compiler builtins, cortex-m-rt, semihosting, printing"
     sum[k] += size
   }
