@@ -555,13 +555,11 @@ fn sparsity_table(v: &mut Verifier<'_>, s: Table, shape: Vector) -> Result<u64, 
         }
     }
     // Dimension metadata in traversal order; block sizes are the dense sizes of block dims.
-    let mut meta = [Table::at(buf, 0); MAX_SPARSE_DIMS];
     // Block and dimension sizes come from non-negative i32s: u32 arithmetic, so that no
     // 64-bit division is linked (`u64_div_rem` is 864 bytes on Cortex-M).
     let mut block_size = [1u32; MAX_SPARSE_DIMS];
-    for (i, slot) in meta.iter_mut().enumerate().take(total) {
+    for i in 0..total {
         let t = v.table_in(dims, i, "SparsityParameters.dim_metadata")?;
-        *slot = t;
         let d = i32_at(buf, order.start + 4 * i) as usize;
         if d >= n {
             let size = v.i32(t, dim_slot::DENSE_SIZE, 0, "DimensionMetadata.dense_size")?;
@@ -582,7 +580,9 @@ fn sparsity_table(v: &mut Verifier<'_>, s: Table, shape: Vector) -> Result<u64, 
         }
     }
     let mut count: u64 = 1;
-    for (i, &t) in meta.iter().enumerate().take(total) {
+    for i in 0..total {
+        // Checked by the loop above: read again rather than kept in a 64-table array.
+        let t = dims.table(buf, i);
         let d = i32_at(buf, order.start + 4 * i) as usize;
         let size = if d < n {
             let full = u32::try_from(i32_at(buf, shape.start + 4 * d)).unwrap_or(0);
