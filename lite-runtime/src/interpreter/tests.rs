@@ -188,3 +188,26 @@ fn set_up_errors_say_what_and_where() {
     );
     assert!(std::format!("{e}").contains("DENSIFY"));
 }
+
+/// A string input nobody set reads as valid TFLite strings: one empty string per element.
+#[test]
+fn unset_string_inputs_read_as_empty_strings() {
+    let bytes = include_bytes!("../../../tests/fixtures/models/strings.tflite");
+    let model = Model::load(bytes).unwrap();
+    let options = Options::default();
+    let mut arena = std::vec![0u8; Interpreter::required(&model, &AllOps, &options).unwrap()];
+    let it = Interpreter::new(model, &AllOps, &mut arena, &options).unwrap();
+    let mut checked = 0;
+    for i in 0..it.input_count() {
+        let t = it.input_tensor(i).unwrap();
+        if it.tensor_type(t) != Ok(TensorType::String) {
+            continue;
+        }
+        let n = it.tensor_shape(t).unwrap().elements();
+        let strings = it.tensor_strings(t).unwrap();
+        assert_eq!(strings.len(), n);
+        assert!(strings.iter().all(<[u8]>::is_empty));
+        checked += 1;
+    }
+    assert_eq!(checked, 1, "the fixture has one string input");
+}

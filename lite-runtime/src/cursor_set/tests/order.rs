@@ -3,7 +3,6 @@
 use std::collections::HashSet;
 use std::thread;
 
-use proptest::prelude::*;
 use proptest::sample::Index;
 use tessera_core::data::{Check, ErrorPolicy, NormSlice};
 
