@@ -423,19 +423,7 @@ fn dataset_sets(c: &mut Criterion) {
             .with_consumer_decoding(true);
         g.bench_function(format!("{name}/set/2 (consumer decodes, pooled)"), |b| {
             b.iter(|| {
-                let sum = thread::scope(|s| {
-                    let set = CursorSet::scoped_pooled(s, config, &pool, |w, n| {
-                        plan.partition::<u32>(w, n)
-                    })
-                    .unwrap();
-                    let mut cursor = set.into_cursor();
-                    let mut sum = 0.0;
-                    while cursor.move_next().unwrap() {
-                        sum += f64::from(cursor.labels()[0]);
-                        sum += f64::from(cursor.keys(0).map_or(0, |k| k[0]));
-                    }
-                    sum
-                });
+                let sum = set_sum(config, &pool, plan);
                 assert_eq!(sum, serial);
                 black_box(sum)
             })
@@ -459,25 +447,28 @@ fn dataset_sets(c: &mut Criterion) {
         |b| {
             b.iter(|| {
                 let plan = DatasetPlan::norm(files.clone(), norm).unwrap();
-                let sum = thread::scope(|s| {
-                    let set = CursorSet::scoped_pooled(s, config, &pool, |w, n| {
-                        plan.partition::<u32>(w, n)
-                    })
-                    .unwrap();
-                    let mut cursor = set.into_cursor();
-                    let mut sum = 0.0;
-                    while cursor.move_next().unwrap() {
-                        sum += f64::from(cursor.labels()[0]);
-                        sum += f64::from(cursor.keys(0).map_or(0, |k| k[0]));
-                    }
-                    sum
-                });
+                let sum = set_sum(config, &pool, &plan);
                 assert_eq!(sum, serial);
                 black_box(sum)
             })
         },
     );
     g.finish();
+}
+
+/// What `consume` sums, through a pooled 2-worker set over `plan`'s partitions.
+fn set_sum(config: CursorSetConfig, pool: &BufferPool<u32>, plan: &DatasetPlan) -> f64 {
+    thread::scope(|s| {
+        let set =
+            CursorSet::scoped_pooled(s, config, pool, |w, n| plan.partition::<u32>(w, n)).unwrap();
+        let mut cursor = set.into_cursor();
+        let mut sum = 0.0;
+        while cursor.move_next().unwrap() {
+            sum += f64::from(cursor.labels()[0]);
+            sum += f64::from(cursor.keys(0).map_or(0, |k| k[0]));
+        }
+        sum
+    })
 }
 
 criterion_group! { name = benches; config = config(); targets = cursor_set, dataset_sets }
