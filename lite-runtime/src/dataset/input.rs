@@ -120,14 +120,21 @@ impl Input {
     /// `false` (and nothing moved) unless the file is mapped and `to` lies between the
     /// position and the end. A buffered file is read through instead.
     pub(crate) fn jump(&mut self, to: u64) -> bool {
+        if !self.can_jump(to) {
+            return false;
+        }
+        if let (Self::Mapped { pos, .. }, Ok(to)) = (self, usize::try_from(to)) {
+            *pos = to;
+        }
+        true
+    }
+
+    /// Whether [`jump`](Self::jump) to `to` would move.
+    pub(crate) fn can_jump(&self, to: u64) -> bool {
         match self {
-            Self::Mapped { map, pos } => match usize::try_from(to) {
-                Ok(to) if to >= *pos && to <= map.len() => {
-                    *pos = to;
-                    true
-                }
-                _ => false,
-            },
+            Self::Mapped { map, pos } => {
+                usize::try_from(to).is_ok_and(|to| to >= *pos && to <= map.len())
+            }
             Self::Buffered { .. } => false,
         }
     }

@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use tessera_core::data::{
-    Check, DataError, DataErrorKind, Dims, ErrorPolicy, Key, NormConfig, NormDecoder, NormEncoder,
-    NormHeader, SampleBatch,
+    Check, DataError, DataErrorKind, Dims, ErrorPolicy, Key, NormConfig, NormDecoder, NormHeader,
+    SampleBatch,
 };
 
 use super::error::DatasetError;
@@ -59,22 +59,9 @@ impl<K: Key> Format<K> for NormFormat {
         u64::try_from(i64::from_le_bytes(bytes)).ok()
     }
 
-    /// A fresh decoder given a header announcing the records left after the jump: it
-    /// decodes and ends the rest of the file as `at` would have (the driver places its
-    /// errors and counts in the file). Core keeps its own jump (`skip_to`) to itself.
-    fn resume(&self, at: &NormDecoder<K>, skip: u64) -> Option<(NormDecoder<K>, u64)> {
-        let left = at
-            .records()?
-            .checked_sub(at.position())?
-            .checked_sub(skip)?;
-        // 64 bytes, 69 framed.
-        let mut head = [0u8; 80];
-        let n = NormEncoder::<K>::new(self.config)
-            .header(left, &mut head)
-            .ok()?;
-        let mut decoder = NormDecoder::new(self.config);
-        let read = decoder.pass_over(&head[..n], 0).ok()?;
-        (read.consumed == n).then_some((decoder, n as u64))
+    fn skip_to(&self, decoder: &mut NormDecoder<K>, sample: u64, offset: u64) -> bool {
+        decoder.skip_to(sample, offset);
+        decoder.position() == sample && decoder.offset() == offset
     }
 }
 

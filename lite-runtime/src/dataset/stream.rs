@@ -31,11 +31,12 @@ pub(crate) trait Format<K: Key> {
     fn skip_whole(&self, _error: &DataError, _head: &[u8]) -> Option<u64> {
         None
     }
-    /// A decoder for the rest of the file `skip` records after the record `at` stands at (a
-    /// partition jumping over another worker's batch), with the stream offset it stands at;
-    /// `None` if the format cannot, or `at` has not read its header.
-    fn resume(&self, _at: &Self::Decoder, _skip: u64) -> Option<(Self::Decoder, u64)> {
-        None
+    /// Moves `decoder` forward to record `sample` at file offset `offset`, where an earlier
+    /// read of the same file found it (a partition jumping over another worker's batch);
+    /// `false`, and nothing moved, if the format cannot or the decoder has not read its
+    /// header.
+    fn skip_to(&self, _decoder: &mut Self::Decoder, _sample: u64, _offset: u64) -> bool {
+        false
     }
 }
 
@@ -54,40 +55,6 @@ struct Current<D> {
     input: Input,
     decoder: D,
     id: Option<FileId>,
-    /// Where `decoder`'s stream stands in the file, once it has taken over after a jump.
-    shift: Shift,
-    /// What the decoders it took over from did.
-    carried: DecodeStats,
-}
-
-/// Records and bytes of the file before a resumed decoder's stream (none until a jump).
-#[derive(Debug, Clone, Copy, Default)]
-struct Shift {
-    records: u64,
-    bytes: u64,
-}
-
-impl Shift {
-    /// `error`, placed in the file instead of the decoder's stream.
-    fn apply(self, mut error: DataError) -> DataError {
-        error.sample = error.sample.map(|s| s.saturating_add(self.records));
-        error.offset = error.offset.saturating_add(self.bytes);
-        error
-    }
-}
-
-impl<D> Current<D> {
-    /// The file's account: the carried one plus the decoder's `own`.
-    fn stats(&self, own: DecodeStats) -> DecodeStats {
-        let c = &self.carried;
-        DecodeStats {
-            decoded: c.decoded.saturating_add(own.decoded),
-            skipped: c.skipped.saturating_add(own.skipped),
-            first_skipped: c
-                .first_skipped
-                .or(own.first_skipped.map(|e| self.shift.apply(e))),
-        }
-    }
 }
 
 /// The file-by-file driver behind [`NormReader`](super::NormReader) and
@@ -170,25 +137,13 @@ impl<K: Key, F: Format<K>> StreamReader<K, F> {
         let Some(cur) = self.current.as_mut() else {
             return false;
         };
-        let Some((decoder, at)) = self.format.resume(&cur.decoder, n) else {
+        let Some(sample) = cur.decoder.position().checked_add(n) else {
             return false;
         };
-        let (Some(bytes), Some(records)) = (
-            offset.checked_sub(at),
-            cur.shift
-                .records
-                .checked_add(cur.decoder.position())
-                .and_then(|r| r.checked_add(n)),
-        ) else {
-            return false;
-        };
-        if !cur.input.jump(offset) {
-            return false;
-        }
-        cur.carried = cur.stats(cur.decoder.stats());
-        cur.decoder = decoder;
-        cur.shift = Shift { records, bytes };
-        true
+        // The input is checked first: once the decoder has moved, the input must follow.
+        cur.input.can_jump(offset)
+            && self.format.skip_to(&mut cur.decoder, sample, offset)
+            && cur.input.jump(offset)
     }
 
     fn guard(
@@ -227,11 +182,10 @@ impl<K: Key, F: Format<K>> StreamReader<K, F> {
                 None => cur.decoder.pass_over(cur.input.bytes(), left),
             };
             used += cur.decoder.position().saturating_sub(before);
-            let stats = cur.stats(cur.decoder.stats());
+            let stats = cur.decoder.stats();
             let progress = match result {
                 Ok(p) => p,
                 Err(e) => {
-                    let e = cur.shift.apply(e);
                     let skip = match self.format.policy() {
                         ErrorPolicy::Skip if stats.decoded + stats.skipped == 0 => {
                             self.format.skip_whole(&e, cur.input.bytes())
@@ -290,13 +244,7 @@ impl<K: Key, F: Format<K>> StreamReader<K, F> {
         let id = len
             .zip(modified)
             .map(|(len, modified)| FileId { len, modified });
-        self.current = Some(Current {
-            input,
-            decoder,
-            id,
-            shift: Shift::default(),
-            carried: DecodeStats::default(),
-        });
+        self.current = Some(Current { input, decoder, id });
         Ok(true)
     }
 
@@ -306,10 +254,7 @@ impl<K: Key, F: Format<K>> StreamReader<K, F> {
         let Some(mut cur) = self.current.take() else {
             return Ok(());
         };
-        let mut result = cur
-            .decoder
-            .finish(cur.input.bytes())
-            .map_err(|e| cur.shift.apply(e));
+        let mut result = cur.decoder.finish(cur.input.bytes());
         if let Err(DataError {
             kind: DataErrorKind::TrailingBytes { count },
             ..
@@ -318,9 +263,9 @@ impl<K: Key, F: Format<K>> StreamReader<K, F> {
             // Buffered input holds only the first trailing bytes; the error names them all.
             *count = cur.input.count_rest().map_err(DatasetError::io(path))?;
         }
-        record(&mut self.stats, path, cur.stats(cur.decoder.stats()));
+        record(&mut self.stats, path, cur.decoder.stats());
         let stats = result.map_err(|e| data(path, e))?;
-        record(&mut self.stats, path, cur.stats(stats));
+        record(&mut self.stats, path, stats);
         if let Some(f) = self.stats.current() {
             f.done = true;
         }

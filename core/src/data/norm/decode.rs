@@ -99,10 +99,15 @@ impl<K: Key> NormDecoder<K> {
     }
 
     /// Moves forward to record `sample`, which starts at stream offset `offset`, as if
-    /// the records in between had been passed over (a [`BatchIndex`](crate::data::BatchIndex)
-    /// knows where). Ignored unless the header has been read and both move forward; a
-    /// failed decoder stays failed.
-    pub(crate) fn skip_to(&mut self, sample: u64, offset: u64) {
+    /// the records in between had been passed over. Ignored unless the header has been
+    /// read and both move forward; a failed decoder stays failed.
+    ///
+    /// `offset` must be where an earlier walk of the same stream found record `sample`
+    /// (a [`BatchIndex`](crate::data::BatchIndex) knows such places, and so does a caller
+    /// that noted [`offset`](Self::offset) at [`position`](Self::position) `sample`). At
+    /// any other offset the decoder reads whatever bytes are there as records: their
+    /// errors or wrong samples, never a read out of bounds.
+    pub fn skip_to(&mut self, sample: u64, offset: u64) {
         let ready = self.records.is_some() && self.failed.is_none();
         if ready && sample >= self.sample && offset >= self.offset {
             self.sample = sample;
