@@ -6,8 +6,9 @@ use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use parquet::column::page::PageReader;
 use parquet::column::reader::get_column_reader;
-use parquet::errors::ParquetError;
+use parquet::errors::{ParquetError, Result as ParquetResult};
 use parquet::file::metadata::ParquetMetaData;
 use parquet::file::reader::FileReader;
 use parquet::file::serialized_reader::SerializedFileReader;
@@ -438,12 +439,17 @@ impl<K: Key> OpenFile<K> {
             return;
         }
         let group = share.group(&self.path, index, self.plan.len());
-        let (reader, plan) = (&self.reader, &self.plan);
-        group.help(|c| {
-            let leaf = plan.get(c).map_or(usize::MAX, |p| p.leaf);
-            reader.get_row_group(index)?.get_column_page_reader(leaf)
-        });
+        group.help(|c| self.column_pages(index, c));
         self.ahead = Some((index, group));
+    }
+
+    /// The pages of planned column `c` of row group `index`, read from the file (what a
+    /// worker decompresses for the share).
+    fn column_pages(&self, index: usize, c: usize) -> ParquetResult<Box<dyn PageReader>> {
+        let leaf = self.plan.get(c).map_or(usize::MAX, |p| p.leaf);
+        self.reader
+            .get_row_group(index)?
+            .get_column_page_reader(leaf)
     }
 
     fn touch(&mut self, share: Option<&PageShare>) {
@@ -454,13 +460,9 @@ impl<K: Key> OpenFile<K> {
         let index = self.row_group.saturating_sub(1);
         self.ahead.take_if(|(i, _)| *i <= index);
         let group = share.group(&self.path, index, self.plan.len());
-        let (reader, plan) = (&self.reader, &self.plan);
-        let pages = group.pages(|c| {
-            let leaf = plan.get(c).map_or(usize::MAX, |p| p.leaf);
-            reader.get_row_group(index)?.get_column_page_reader(leaf)
-        });
+        let pages = group.pages(|c| self.column_pages(index, c));
         let schema = self.reader.metadata().file_metadata().schema_descr();
-        for ((values, p), pages) in self.readers.iter_mut().zip(plan).zip(pages) {
+        for ((values, p), pages) in self.readers.iter_mut().zip(&self.plan).zip(pages) {
             let Some(pages) = pages else { continue };
             let descr = schema.column(p.leaf);
             let pages = CheckedPages::new(Box::new(SharedPages::new(pages)), &descr);
