@@ -100,38 +100,59 @@ fn parquet_config() -> ParquetConfig {
     }
 }
 
-fn row_of<C: RowCursor>(cursor: &C, ld: &[f32], keys: impl Fn(usize) -> Option<Vec<i64>>) -> Row {
+/// One row from a cursor's id, its label and dense values and its keys per slot.
+fn row_of<'a, C: RowCursor>(
+    cursor: &C,
+    labels: &[f32],
+    dense: &[f32],
+    keys: impl Fn(usize) -> Option<&'a [u32]>,
+) -> Row {
     let id = cursor.id().unwrap();
     assert_eq!(id.high, 0);
-    let slots = (0..).map_while(&keys).collect();
-    (id.low, ld.iter().map(|x| x.to_bits()).collect(), slots)
+    let ld = labels.iter().chain(dense).map(|x| x.to_bits()).collect();
+    let slots = (0..)
+        .map_while(|s| keys(s).map(|k| k.iter().map(|&k| i64::from(k)).collect()))
+        .collect();
+    (id.low, ld, slots)
 }
 
 /// The rows of a `SampleCursor` over `source`.
 fn serial_rows<S: BatchSource<u32>>(source: S, dims: Dims, values: usize) -> Vec<Row> {
-    let mut buffers = BatchBuffers::<u32>::new(dims, BATCH, values).unwrap();
+    serial_rows_in(source, dims, BATCH, values)
+}
+
+/// The rows of a `SampleCursor` over `source` in batches of `batch`.
+fn serial_rows_in<S: BatchSource<u32>>(
+    source: S,
+    dims: Dims,
+    batch: usize,
+    values: usize,
+) -> Vec<Row> {
+    let mut buffers = BatchBuffers::<u32>::new(dims, batch, values).unwrap();
     let mut cursor = SampleCursor::new(source, buffers.batch().unwrap());
     let mut rows = Vec::new();
     while cursor.move_next().unwrap() {
-        let ld: Vec<f32> = cursor
-            .labels()
-            .iter()
-            .chain(cursor.dense())
-            .copied()
-            .collect();
-        let keys = |s| {
-            cursor
-                .keys(s)
-                .map(|k| k.iter().map(|&k| i64::from(k)).collect())
-        };
-        rows.push(row_of(&cursor, &ld, keys));
+        rows.push(row_of(&cursor, cursor.labels(), cursor.dense(), |s| {
+            cursor.keys(s)
+        }));
     }
     rows
 }
 
 /// The rows of a `workers`-worker cursor set over `plan`, read in place.
 fn set_rows(plan: &DatasetPlan, workers: usize, values: usize, local: bool) -> Vec<Row> {
-    let config = CursorSetConfig::new(plan.dims(), BATCH, values)
+    set_rows_in(plan, workers, BATCH, values, local)
+}
+
+/// The rows of a `workers`-worker cursor set over `plan` in batches of `batch`, read in place.
+fn set_rows_in(
+    plan: &DatasetPlan,
+    workers: usize,
+    batch: usize,
+    values: usize,
+    local: bool,
+) -> Vec<Row> {
+    let config = CursorSetConfig::new(plan.dims(), batch, values)
         .with_workers(workers)
         .with_consumer_decoding(local);
     thread::scope(|s| {
@@ -139,18 +160,9 @@ fn set_rows(plan: &DatasetPlan, workers: usize, values: usize, local: bool) -> V
         let mut cursor = set.into_cursor();
         let mut rows = Vec::new();
         while cursor.move_next().unwrap() {
-            let ld: Vec<f32> = cursor
-                .labels()
-                .iter()
-                .chain(cursor.dense())
-                .copied()
-                .collect();
-            let keys = |s| {
-                cursor
-                    .keys(s)
-                    .map(|k| k.iter().map(|&k| i64::from(k)).collect())
-            };
-            rows.push(row_of(&cursor, &ld, keys));
+            rows.push(row_of(&cursor, cursor.labels(), cursor.dense(), |s| {
+                cursor.keys(s)
+            }));
         }
         rows
     })
@@ -373,4 +385,102 @@ fn a_file_skipped_whole_gives_empty_batches_in_every_reader() {
         assert_eq!(set_rows(&plan, workers, VALUES, workers == 2), whole);
     }
     check_shards(&plan, &whole, VALUES);
+}
+
+/// Two Parquet files of `rows` rows (label, 2 dense, 3 slots), row groups of `group` rows and
+/// pages of at most `page` rows; returns the directory.
+fn parquet_pages(name: &str, rows: usize, group: usize, page: usize) -> PathBuf {
+    use parquet::basic::Compression;
+    use parquet::data_type::{FloatType, Int64Type};
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::parser::parse_message_type;
+    use std::sync::Arc;
+
+    let dir = dir(&format!("parquet_{name}"));
+    let schema = "message m { required float label; required float I1; required float I2; \
+                  required int64 C1; required int64 C2; required int64 C3; }";
+    let schema = Arc::new(parse_message_type(schema).unwrap());
+    let props = Arc::new(
+        WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .set_data_page_row_count_limit(page)
+            .set_write_batch_size(page)
+            .set_max_row_group_row_count(Some(group))
+            .build(),
+    );
+    let mut stats = Vec::new();
+    for f in 0..2 {
+        let file_name = format!("part_{f}.parquet");
+        let file = std::fs::File::create(dir.join(&file_name)).unwrap();
+        let mut w = SerializedFileWriter::new(file, schema.clone(), props.clone()).unwrap();
+        for g in (0..rows).step_by(group) {
+            let n = group.min(rows - g);
+            let row = |i: usize| (f * rows + g + i) as i64;
+            let mut rg = w.next_row_group().unwrap();
+            let mut c = 0;
+            while let Some(mut col) = rg.next_column().unwrap() {
+                if c < 3 {
+                    let v: Vec<f32> = (0..n).map(|i| (row(i) * 3 + c) as f32).collect();
+                    col.typed::<FloatType>()
+                        .write_batch(&v, None, None)
+                        .unwrap();
+                } else {
+                    let v: Vec<i64> = (0..n).map(|i| (row(i) * 7 + c) % 1000).collect();
+                    col.typed::<Int64Type>()
+                        .write_batch(&v, None, None)
+                        .unwrap();
+                }
+                col.close().unwrap();
+                c += 1;
+            }
+            rg.close().unwrap();
+        }
+        w.close().unwrap();
+        stats.push(format!(
+            r#"{{"file_name": "{file_name}", "num_rows": {rows}}}"#
+        ));
+    }
+    let meta = format!(
+        r#"{{"file_stats": [{}], "labels": [{{"col_name": "label", "index": 0}}],
+           "conts": [{{"col_name": "I1", "index": 1}}, {{"col_name": "I2", "index": 2}}],
+           "cats": [{{"col_name": "C1", "index": 3}}, {{"col_name": "C2", "index": 4}},
+                    {{"col_name": "C3", "index": 5}}]}}"#,
+        stats.join(", ")
+    );
+    std::fs::write(dir.join("_metadata.json"), meta).unwrap();
+    dir
+}
+
+/// Partitions over Parquet files of several row groups and many small pages (the workers
+/// share decompressed pages) read exactly the serial pass's rows, in batches of 64.
+fn check_parquet_pages(dir: &Path, rows: usize) {
+    const PAGES_BATCH: usize = 64;
+    let plan = DatasetPlan::parquet(dir, ParquetConfig::default()).unwrap();
+    assert_eq!(plan.dims(), DIMS);
+    let values = PAGES_BATCH * 3;
+    let whole = serial_rows_in(plan.source(), DIMS, PAGES_BATCH, values);
+    assert_eq!(whole.len(), 2 * rows);
+    assert!(whole.iter().enumerate().all(|(i, r)| r.0 == i as u64));
+    for workers in 1..=4 {
+        for local in [false, true] {
+            assert_eq!(
+                set_rows_in(&plan, workers, PAGES_BATCH, values, local),
+                whole,
+                "{workers} workers, local {local}"
+            );
+        }
+    }
+}
+
+#[test]
+fn parquet_partitions_over_small_pages_read_the_serial_rows() {
+    // Row groups of 300 rows (not a multiple of the batch), pages of 20 rows: batches
+    // span row groups, and a worker skips whole pages and parts of pages.
+    check_parquet_pages(&parquet_pages("small_pages", 1000, 300, 20), 1000);
+}
+
+#[test]
+fn parquet_partitions_over_one_page_row_groups_read_the_serial_rows() {
+    check_parquet_pages(&parquet_pages("one_page", 700, 250, 20_000), 700);
 }
