@@ -41,53 +41,37 @@ trait Keys: Copy + Default + Into<i64> {
     ) -> S;
 }
 
-impl Keys for u32 {
-    type Batch = TesseraBatchU32;
-    fn batch(ld: &mut [f32], offsets: &mut [u32], keys: &mut [u32]) -> TesseraBatchU32 {
-        TesseraBatchU32 {
-            label_dense: ld.as_mut_ptr(),
-            label_dense_len: ld.len(),
-            row_offsets: offsets.as_mut_ptr(),
-            row_offsets_len: offsets.len(),
-            keys: keys.as_mut_ptr(),
-            keys_len: keys.len(),
+/// `Keys` for one key type: its C batch struct and decode function.
+macro_rules! keys {
+    ($key:ty, $batch:ident, $decode:ident) => {
+        impl Keys for $key {
+            type Batch = $batch;
+            fn batch(ld: &mut [f32], offsets: &mut [$key], keys: &mut [$key]) -> $batch {
+                $batch {
+                    label_dense: ld.as_mut_ptr(),
+                    label_dense_len: ld.len(),
+                    row_offsets: offsets.as_mut_ptr(),
+                    row_offsets_len: offsets.len(),
+                    keys: keys.as_mut_ptr(),
+                    keys_len: keys.len(),
+                }
+            }
+            unsafe fn decode(
+                d: *mut TesseraNormDecoder,
+                input: &[u8],
+                batch: &$batch,
+                p: *mut TesseraNormProgress,
+                err: *mut TesseraError,
+            ) -> S {
+                // SAFETY: the caller's precondition.
+                unsafe { $decode(d, input.as_ptr(), input.len(), batch, p, err) }
+            }
         }
-    }
-    unsafe fn decode(
-        d: *mut TesseraNormDecoder,
-        input: &[u8],
-        batch: &TesseraBatchU32,
-        p: *mut TesseraNormProgress,
-        err: *mut TesseraError,
-    ) -> S {
-        // SAFETY: the caller's precondition.
-        unsafe { tessera_norm_decode_u32(d, input.as_ptr(), input.len(), batch, p, err) }
-    }
+    };
 }
 
-impl Keys for i64 {
-    type Batch = TesseraBatchI64;
-    fn batch(ld: &mut [f32], offsets: &mut [i64], keys: &mut [i64]) -> TesseraBatchI64 {
-        TesseraBatchI64 {
-            label_dense: ld.as_mut_ptr(),
-            label_dense_len: ld.len(),
-            row_offsets: offsets.as_mut_ptr(),
-            row_offsets_len: offsets.len(),
-            keys: keys.as_mut_ptr(),
-            keys_len: keys.len(),
-        }
-    }
-    unsafe fn decode(
-        d: *mut TesseraNormDecoder,
-        input: &[u8],
-        batch: &TesseraBatchI64,
-        p: *mut TesseraNormProgress,
-        err: *mut TesseraError,
-    ) -> S {
-        // SAFETY: the caller's precondition.
-        unsafe { tessera_norm_decode_i64(d, input.as_ptr(), input.len(), batch, p, err) }
-    }
-}
+keys!(u32, TesseraBatchU32, tessera_norm_decode_u32);
+keys!(i64, TesseraBatchI64, tessera_norm_decode_i64);
 
 /// Decodes `file` as C would, `chunk` bytes more each time the decoder asks for more.
 fn run<K: Keys>(
