@@ -405,10 +405,24 @@ fn dataset_sets(c: &mut Criterion) {
         DatasetPlan::parquet(&parquet_dataset(&parquet_dir), ParquetConfig::default()).unwrap();
     let values = BATCH * 26;
     let mut consumer = BatchBuffers::<u32>::new(DIMS, BATCH, values).unwrap();
+    let config = CursorSetConfig::new(DIMS, BATCH, values)
+        .with_workers(2)
+        .with_consumer_decoding(true);
     let mut g = c.benchmark_group("dataset_sets");
     g.throughput(Throughput::Elements(SAMPLES as u64));
-    for (name, plan) in [("norm list", &norm_plan), ("parquet", &parquet_plan)] {
-        let serial = consume(SampleCursor::new(plan.source(), consumer.batch().unwrap()));
+    // Each dataset's sum over a serial pass, which every set's pass must reproduce.
+    let norm_serial = consume(SampleCursor::new(
+        norm_plan.source(),
+        consumer.batch().unwrap(),
+    ));
+    let parquet_serial = consume(SampleCursor::new(
+        parquet_plan.source(),
+        consumer.batch().unwrap(),
+    ));
+    for (name, plan, serial) in [
+        ("norm list", &norm_plan, norm_serial),
+        ("parquet", &parquet_plan, parquet_serial),
+    ] {
         g.bench_function(format!("{name}/serial"), |b| {
             b.iter(|| {
                 black_box(consume(SampleCursor::new(
@@ -418,9 +432,6 @@ fn dataset_sets(c: &mut Criterion) {
             })
         });
         let pool = BufferPool::new();
-        let config = CursorSetConfig::new(DIMS, BATCH, values)
-            .with_workers(2)
-            .with_consumer_decoding(true);
         g.bench_function(format!("{name}/set/2 (consumer decodes, pooled)"), |b| {
             b.iter(|| {
                 let sum = set_sum(config, &pool, plan);
@@ -434,21 +445,14 @@ fn dataset_sets(c: &mut Criterion) {
     // one behind jumps). The rows above reuse one plan: from its second pass on, every
     // partition jumps to its batches.
     let files = FileList::resolve(&list).unwrap();
-    let serial = consume(SampleCursor::new(
-        norm_plan.source(),
-        consumer.batch().unwrap(),
-    ));
     let pool = BufferPool::new();
-    let config = CursorSetConfig::new(DIMS, BATCH, values)
-        .with_workers(2)
-        .with_consumer_decoding(true);
     g.bench_function(
         "norm list, first pass/set/2 (consumer decodes, pooled)",
         |b| {
             b.iter(|| {
                 let plan = DatasetPlan::norm(files.clone(), norm).unwrap();
                 let sum = set_sum(config, &pool, &plan);
-                assert_eq!(sum, serial);
+                assert_eq!(sum, norm_serial);
                 black_box(sum)
             })
         },
