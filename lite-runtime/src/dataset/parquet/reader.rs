@@ -458,8 +458,12 @@ impl<K: Key> OpenFile<K> {
         };
         self.touched = true;
         let index = self.row_group.saturating_sub(1);
-        self.ahead.take_if(|(i, _)| *i <= index);
-        let group = share.group(&self.path, index, self.plan.len());
+        // The group shared ahead is this one (or an earlier one, passed over): take it,
+        // rather than drop it first and find it gone if no other worker holds it.
+        let group = match self.ahead.take_if(|(i, _)| *i <= index) {
+            Some((i, group)) if i == index => group,
+            _ => share.group(&self.path, index, self.plan.len()),
+        };
         let pages = group.pages(|c| self.column_pages(index, c));
         let schema = self.reader.metadata().file_metadata().schema_descr();
         for ((values, p), pages) in self.readers.iter_mut().zip(&self.plan).zip(pages) {

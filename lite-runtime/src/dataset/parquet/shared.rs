@@ -10,6 +10,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, Weak};
 
 use parquet::column::page::{Page, PageMetadata, PageReader};
@@ -27,6 +28,9 @@ const GROUP_BYTES: usize = 64 << 20;
 #[derive(Clone, Default)]
 pub(crate) struct PageShare {
     groups: Arc<Mutex<Vec<Entry>>>,
+    /// Row groups shared so far: each is decompressed once, so in a pass whose workers
+    /// keep every row group they read until the others have found it, one per row group.
+    made: Arc<AtomicUsize>,
 }
 
 struct Entry {
@@ -42,6 +46,12 @@ impl core::fmt::Debug for PageShare {
 }
 
 impl PageShare {
+    /// How many row groups have been shared (made by [`group`](Self::group)) so far.
+    #[cfg(test)]
+    pub(crate) fn made(&self) -> usize {
+        self.made.load(Ordering::Relaxed)
+    }
+
     /// The shared state of `row_group` of `path` with `columns` planned columns: the one a
     /// worker still reading it holds, or a new one.
     pub(super) fn group(&self, path: &Path, row_group: usize, columns: usize) -> Arc<SharedGroup> {
@@ -55,6 +65,7 @@ impl PageShare {
             return group;
         }
         groups.retain(|e| e.group.strong_count() > 0);
+        self.made.fetch_add(1, Ordering::Relaxed);
         let group = Arc::new(SharedGroup::new(columns));
         groups.push(Entry {
             path: path.to_owned(),

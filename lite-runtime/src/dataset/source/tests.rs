@@ -227,3 +227,72 @@ proptest! {
         }
     }
 }
+
+/// One Parquet file of `rows` rows in `DIMS`' layout (label, one dense feature, two one-key
+/// slots), row groups of `group` rows, and its `_metadata.json`; returns the directory.
+fn parquet_dataset(name: &str, rows: usize, group: usize) -> PathBuf {
+    use parquet::data_type::{FloatType, Int64Type};
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::parser::parse_message_type;
+    use std::sync::Arc;
+
+    let d = dir(name);
+    let schema = "message m { required float label; required float I1; \
+                  required int64 C1; required int64 C2; }";
+    let schema = Arc::new(parse_message_type(schema).unwrap());
+    let props = Arc::new(WriterProperties::builder().build());
+    let file = std::fs::File::create(d.join("part_0.parquet")).unwrap();
+    let mut w = SerializedFileWriter::new(file, schema, props).unwrap();
+    for first in (0..rows).step_by(group) {
+        let n = group.min(rows - first);
+        let mut rg = w.next_row_group().unwrap();
+        let mut c = 0;
+        while let Some(mut col) = rg.next_column().unwrap() {
+            let row = |i: usize| (first + i) as i64 * 2 + c;
+            if c < 2 {
+                let v: Vec<f32> = (0..n).map(|i| row(i) as f32).collect();
+                col.typed::<FloatType>()
+                    .write_batch(&v, None, None)
+                    .unwrap();
+            } else {
+                let v: Vec<i64> = (0..n).map(row).collect();
+                col.typed::<Int64Type>()
+                    .write_batch(&v, None, None)
+                    .unwrap();
+            }
+            col.close().unwrap();
+            c += 1;
+        }
+        rg.close().unwrap();
+    }
+    w.close().unwrap();
+    let meta = format!(
+        r#"{{"file_stats": [{{"file_name": "part_0.parquet", "num_rows": {rows}}}],
+           "labels": [{{"col_name": "label", "index": 0}}],
+           "conts": [{{"col_name": "I1", "index": 1}}],
+           "cats": [{{"col_name": "C1", "index": 2}}, {{"col_name": "C2", "index": 3}}]}}"#
+    );
+    std::fs::write(d.join("_metadata.json"), meta).unwrap();
+    d
+}
+
+#[test]
+fn a_partition_shares_each_parquet_row_group_once() {
+    // Row groups of 100 rows, batches of 64: worker 0 of 2 reads rows in all five row
+    // groups, and shares each ahead of its next batch (while reading the batch before)
+    // before it reads or skips rows in it. The group it shared ahead is the one it then
+    // reads, not one made again: made again, it is decompressed again (when no other
+    // worker holds it at that moment, which a worker alone shows every time).
+    let plan = DatasetPlan::parquet(
+        &parquet_dataset("parquet_share", 500, 100),
+        crate::dataset::ParquetConfig::default(),
+    )
+    .unwrap();
+    let (got, e) = rows(plan.partition::<u32>(0, 2), 64);
+    assert_eq!(e, None);
+    let ids: Vec<u64> = got.iter().map(|r| r.0).collect();
+    let mine: Vec<u64> = (0..500).filter(|i| (i / 64) % 2 == 0).collect();
+    assert_eq!(ids, mine);
+    assert_eq!(plan.pages().made(), 5);
+}
