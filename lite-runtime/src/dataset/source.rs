@@ -474,7 +474,7 @@ impl<K: Key> BatchSource<K> for DatasetSource<K> {
             let next = k.saturating_add(self.workers).saturating_mul(self.capacity);
             if let Some((FileReader::Parquet(r), at)) = self.reader.as_mut() {
                 if self.workers > 1 && self.pending.is_none() && next < rows {
-                    r.prefetch(next.saturating_sub(*at));
+                    r.prefetch(next.saturating_sub(*at), self.worker, self.workers);
                 }
             }
             self.local = k + 1;

@@ -292,9 +292,14 @@ impl<K: Key> ParquetReader<K> {
     /// worker that does this as soon as it has read a batch helps with the pages while the
     /// others are still reading that row group, instead of finding them all done, or all to
     /// do, when its turn comes. Faults are left for the rows' reading to meet, as ever.
-    pub(crate) fn prefetch(&mut self, rows: u64) {
+    ///
+    /// Its part is the columns `c` with `c % workers == worker`: a worker that runs ahead
+    /// of the others (one whose batches wait in its queue while the consumer decodes its
+    /// own) leaves them theirs, instead of decompressing the whole row group alone while
+    /// they decode. What is still open when a worker needs the pages, it decompresses then.
+    pub(crate) fn prefetch(&mut self, rows: u64, worker: u64, workers: u64) {
         if let (Some(share), Some(file)) = (self.share.as_ref(), self.current.as_mut()) {
-            file.prefetch(share, rows);
+            file.prefetch(share, rows, (worker, workers));
         }
     }
 
@@ -423,7 +428,7 @@ impl<K: Key> OpenFile<K> {
     /// its columns' pages through it and reads those from memory from here on. A column the
     /// share does not hold keeps the reader made at the row group's opening, which reads the
     /// file itself (and meets any fault where a serial pass meets it).
-    fn prefetch(&mut self, share: &PageShare, rows: u64) {
+    fn prefetch(&mut self, share: &PageShare, rows: u64, part: (u64, u64)) {
         // The row `rows` on from the next one to hand out, and the row group holding it.
         let target = (self.next_row - self.chunk.pending() as u64).saturating_add(rows);
         let mut end = 0u64;
@@ -439,7 +444,11 @@ impl<K: Key> OpenFile<K> {
             return;
         }
         let group = share.group(&self.path, index, self.plan.len());
-        group.help(|c| self.column_pages(index, c));
+        let (worker, workers) = part;
+        group.help(
+            |c| (c as u64) % workers.max(1) == worker,
+            |c| self.column_pages(index, c),
+        );
         self.ahead = Some((index, group));
     }
 

@@ -120,7 +120,7 @@ impl SharedGroup {
         &self,
         open: impl FnMut(usize) -> Result<Box<dyn PageReader>>,
     ) -> Vec<Option<Arc<[Page]>>> {
-        self.help(open);
+        self.help(|_| true, open);
         let mut state = lock(&self.state);
         loop {
             if !state.slots.iter().any(|s| matches!(s, Slot::Taken)) {
@@ -141,9 +141,14 @@ impl SharedGroup {
             .collect()
     }
 
-    /// Decompresses every column no worker has claimed yet, waiting for none.
-    pub(super) fn help(&self, mut open: impl FnMut(usize) -> Result<Box<dyn PageReader>>) {
-        while let Some(column) = self.claim() {
+    /// Decompresses every column `mine` accepts that no worker has claimed yet, waiting for
+    /// none.
+    pub(super) fn help(
+        &self,
+        mine: impl Fn(usize) -> bool,
+        mut open: impl FnMut(usize) -> Result<Box<dyn PageReader>>,
+    ) {
+        while let Some(column) = self.claim(&mine) {
             let claim = Claim {
                 group: self,
                 column,
@@ -157,10 +162,11 @@ impl SharedGroup {
         }
     }
 
-    /// The first open column, now taken by the caller.
-    fn claim(&self) -> Option<usize> {
+    /// The first open column `mine` accepts, now taken by the caller.
+    fn claim(&self, mine: impl Fn(usize) -> bool) -> Option<usize> {
         let mut state = lock(&self.state);
-        let column = state.slots.iter().position(|s| matches!(s, Slot::Open))?;
+        let column = (state.slots.iter().enumerate())
+            .position(|(c, s)| matches!(s, Slot::Open) && mine(c))?;
         state.slots[column] = Slot::Taken;
         Some(column)
     }

@@ -66,6 +66,31 @@ fn each_column_is_read_once_between_the_workers() {
 }
 
 #[test]
+fn helping_ahead_takes_only_the_workers_own_columns() {
+    let share = PageShare::default();
+    let group = share.group("f.parquet".as_ref(), 0, 5);
+    let open = |c: usize| Ok(Box::new(SharedPages::new(pages(c + 1, 8))) as Box<dyn PageReader>);
+    let mut helped = Vec::new();
+    group.help(
+        |c| c % 2 == 1,
+        |c| {
+            helped.push(c);
+            open(c)
+        },
+    );
+    assert_eq!(helped, [1, 3]);
+    // Needing the pages, a worker takes what is still open: the other worker's columns.
+    let mut took = Vec::new();
+    let got = group.pages(|c| {
+        took.push(c);
+        open(c)
+    });
+    assert_eq!(took, [0, 2, 4]);
+    let lens: Vec<usize> = got.iter().map(|p| p.as_ref().unwrap().len()).collect();
+    assert_eq!(lens, [1, 2, 3, 4, 5]);
+}
+
+#[test]
 fn a_fault_leaves_the_column_to_each_worker() {
     let share = PageShare::default();
     let group = share.group("f.parquet".as_ref(), 0, 3);
