@@ -26,11 +26,12 @@
 //! `BatchSource` of every dataset kind): 200 000 samples of 1 label, 13 dense features and 26
 //! one-key slots, as a list of 4 checksummed Norm files and as 4 Parquet files (snappy, row
 //! groups of 10 000 rows) with their `_metadata.json`, each read by the serial cursor
-//! (`serial`) and by a 2-worker cursor set with worker 0 on the consumer's thread, rows read
-//! in place (`set/2`). Per row the consumer does the same small work as above. The plan
-//! is made once, so from the second pass on the partitions jump to the batch starts it
-//! has found; `norm list, first pass` makes a fresh plan per pass (starts found as the
-//! partitions go).
+//! (`serial`) and by a 2-worker cursor set, rows read in place (`set/2`): with worker 0 on
+//! the consumer's thread (`consumer decodes`) or, as `CursorSetConfig` has it by default,
+//! each worker on a thread of its own (`worker threads`). Per row the consumer does the
+//! same small work as above. The plan is made once, so from the second pass on the
+//! partitions jump to the batch starts it has found; `norm list, first pass` makes a fresh
+//! plan per pass (starts found as the partitions go).
 //!
 //! Run with `cargo bench -p tessera-tests --bench cursor_set` (`-- dataset_sets` for the
 //! datasets only); results are summarised in `BENCHMARKS.md` at the workspace root.
@@ -435,6 +436,15 @@ fn dataset_sets(c: &mut Criterion) {
         g.bench_function(format!("{name}/set/2 (consumer decodes, pooled)"), |b| {
             b.iter(|| {
                 let sum = set_sum(config, &pool, plan);
+                assert_eq!(sum, serial);
+                black_box(sum)
+            })
+        });
+        // The default: both workers on threads of their own, so both run ahead.
+        let threads = config.with_consumer_decoding(false);
+        g.bench_function(format!("{name}/set/2 (worker threads, pooled)"), |b| {
+            b.iter(|| {
+                let sum = set_sum(threads, &pool, plan);
                 assert_eq!(sum, serial);
                 black_box(sum)
             })
