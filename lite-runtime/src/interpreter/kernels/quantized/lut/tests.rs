@@ -68,15 +68,27 @@ proptest! {
     ) {
         let scale = 2f64.powf(scale_log2) as f32;
         let (m, s) = scaling(logistic, scale).unwrap();
-        let real = f64::from(x) * f64::from(scale);
+        // The scale the kernel runs at, `multiplier / 2^shift / (3 * 4096)`: within 2^-14 of
+        // the model's (the multiplier keeps 15 significant bits), or, in the power-of-two
+        // case (no shift), the power of two within 2^±0.001 of it, which TensorFlow Lite's
+        // `CheckedLog2` takes for the scale itself (off by up to 7 output steps at the
+        // largest inputs, as in the reference).
+        let used = f64::from(m) / f64::from(s).exp2() / 12288.0;
+        let ratio = used / f64::from(scale);
+        if s == 0 {
+            prop_assert!(ratio.log2().abs() < 1.001e-3, "{} for {}", used, scale);
+        } else {
+            prop_assert!((ratio - 1.0).abs() <= 2f64.powi(-14), "{} for {}", used, scale);
+        }
+        let real = f64::from(x) * used;
         let (got, want) = if logistic {
             (logistic_i16(x, m, s), q15(sigmoid(real)))
         } else {
             (tanh_i16(x, m, s), q15(real.tanh()))
         };
-        // The multiplier keeps 15 significant bits: up to 2^-14 relative error in the scaled
-        // input on top of the table's, which TANH's slope of 1 near 0 carries through.
-        prop_assert!((f64::from(got) - want).abs() <= 4.0, "{} vs {}", got, want);
+        // Measured worst over every input at 4 000 scales from 2^-16 to 2^-9: 2.45 steps
+        // of 2^-15 (TANH), 1.27 (LOGISTIC).
+        prop_assert!((f64::from(got) - want).abs() <= 3.0, "{} vs {}", got, want);
     }
 
     #[test]
