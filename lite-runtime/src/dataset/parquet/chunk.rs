@@ -162,15 +162,9 @@ impl<K: Key> Chunk<K> {
                         offset: 0,
                         size: None,
                     });
-                    let ids: Box<dyn Iterator<Item = i128> + '_> = match reader {
-                        Values::I32(_) if unsigned => {
-                            Box::new(self.i32s.iter().map(|&v| i128::from(v as u32)))
-                        }
-                        Values::I32(_) => Box::new(self.i32s.iter().map(|&v| i128::from(v))),
-                        Values::I64(_) if unsigned => {
-                            Box::new(self.i64s.iter().map(|&v| i128::from(v as u64)))
-                        }
-                        _ => Box::new(self.i64s.iter().map(|&v| i128::from(v))),
+                    let ids = match reader {
+                        Values::I32(_) => Ids::I32(self.i32s.iter(), unsigned),
+                        _ => Ids::I64(self.i64s.iter(), unsigned),
                     };
                     let levels = Levels {
                         def: &self.def[..levels.min(self.def.len())],
@@ -188,6 +182,27 @@ impl<K: Key> Chunk<K> {
             }
         }
         Ok(())
+    }
+}
+
+/// A key column's ids as `i128`, read as the column stores them (32 or 64 bits, signed or
+/// not). An enum, not a boxed iterator: a chunk is read per batch, and nothing is
+/// allocated per batch.
+enum Ids<'a> {
+    I32(core::slice::Iter<'a, i32>, bool),
+    I64(core::slice::Iter<'a, i64>, bool),
+}
+
+impl Iterator for Ids<'_> {
+    type Item = i128;
+
+    fn next(&mut self) -> Option<i128> {
+        match self {
+            Self::I32(it, true) => it.next().map(|&v| i128::from(v as u32)),
+            Self::I32(it, false) => it.next().map(|&v| i128::from(v)),
+            Self::I64(it, true) => it.next().map(|&v| i128::from(v as u64)),
+            Self::I64(it, false) => it.next().map(|&v| i128::from(v)),
+        }
     }
 }
 
