@@ -231,14 +231,6 @@ impl DatasetError {
         let path = path.into();
         move |source| Self::Io { path, source }
     }
-
-    /// `Parquet` for `path`; a shorthand for `map_err`.
-    pub(crate) fn parquet(
-        path: impl Into<PathBuf>,
-    ) -> impl FnOnce(parquet::errors::ParquetError) -> Self {
-        let path = path.into();
-        move |source| Self::Parquet { path, source }
-    }
 }
 
 impl fmt::Display for DatasetError {

@@ -628,7 +628,11 @@ fn guarded<T>(
     call: impl FnOnce() -> Result<T, ParquetError>,
 ) -> Result<T, DatasetError> {
     match std::panic::catch_unwind(AssertUnwindSafe(call)) {
-        Ok(result) => result.map_err(DatasetError::parquet(path)),
+        // The path is copied only on an error: this runs per batch.
+        Ok(result) => result.map_err(|source| DatasetError::Parquet {
+            path: path.to_owned(),
+            source,
+        }),
         Err(payload) => {
             let message = payload
                 .downcast_ref::<String>()
