@@ -17,7 +17,9 @@ variant=${1:-noheap}
 variant=${variant// /}
 case "$variant" in
   noheap) features=() ;;
-  heap | defmt | framework | keyword | baseline) features=(--features "$variant") ;;
+  heap | defmt) features=(--features "$variant") ;;
+  # Only what they measure: no CTR job, no model parts the KWS network does not use.
+  framework | keyword | baseline) features=(--no-default-features --features "$variant") ;;
   *) echo "unknown variant '$variant' (known: noheap heap defmt framework keyword baseline)" >&2; exit 2 ;;
 esac
 

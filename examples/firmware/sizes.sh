@@ -19,7 +19,11 @@ sections() { # VARIANT -> "text rodata data bss"
 echo "| variant | .text | .rodata | .data | .bss |"
 echo "| --- | ---: | ---: | ---: | ---: |"
 for variant in noheap heap defmt baseline keyword framework; do
-  if [ "$variant" = noheap ]; then features=(); else features=(--features "$variant"); fi
+  case "$variant" in
+    noheap) features=() ;;
+    heap | defmt) features=(--features "$variant") ;;
+    *) features=(--no-default-features --features "$variant") ;;
+  esac
   cargo build --release --quiet "${features[@]}"
   read -r t r d b < <(sections)
   echo "| \`$variant\` | $t | $r | $d | $b |"

@@ -415,7 +415,7 @@ impl<'e> Eval<'e> {
     /// wrote or checked).
     pub fn input_strings(&self, i: usize) -> Result<TfliteStrings<'e>, KernelError> {
         let r = self.input_record(i)?;
-        if r.tensor_type() != Some(TensorType::String) {
+        if !r.tensor_type().is_some_and(TensorType::is_string) {
             return Err(KernelError::Mismatch {
                 what: "input is not a string tensor",
             });

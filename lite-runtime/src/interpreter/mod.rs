@@ -333,7 +333,7 @@ impl<'m, 'a> Interpreter<'m, 'a> {
             let Ok(t) = self.input_tensor(i) else {
                 continue;
             };
-            if self.tensor_type(t) != Ok(TensorType::String) {
+            if !self.tensor_type(t).is_ok_and(TensorType::is_string) {
                 continue;
             }
             let n = self.tensor_shape(t).map_or(0, |s| s.elements());
@@ -684,7 +684,7 @@ impl<'m, 'a> Interpreter<'m, 'a> {
     {
         let t = self.input_tensor(i)?;
         let ty = self.tensor_type(t)?;
-        if ty != TensorType::String {
+        if !ty.is_string() {
             return Err(InterpreterError::at_tensor(
                 ErrorKind::WrongType {
                     actual: ty.name(),
@@ -723,7 +723,7 @@ impl<'m, 'a> Interpreter<'m, 'a> {
     /// nothing has written it yet.
     pub fn tensor_strings(&self, t: usize) -> Result<TfliteStrings<'_>, InterpreterError> {
         let ty = self.tensor_type(t)?;
-        if ty != TensorType::String {
+        if !ty.is_string() {
             return Err(InterpreterError::at_tensor(
                 ErrorKind::WrongType {
                     actual: ty.name(),

@@ -95,7 +95,8 @@ impl TensorRecord {
     /// gives (a count `N`, then `N + 1` little-endian offsets, the last the end of the data).
     /// Constant strings are read whole, as the model holds them.
     pub(crate) fn in_use(&self, full: &[u8]) -> usize {
-        if self.dtype != TensorType::String as u8 || self.place() == Place::Model {
+        let string = cfg!(feature = "strings") && self.dtype == TensorType::String as u8;
+        if !string || self.place() == Place::Model {
             return full.len();
         }
         if self.written == 0 {

@@ -95,7 +95,7 @@ fn element_bytes(t: TensorType) -> Option<usize> {
 /// address suits the element type.
 fn in_place(t: TensorType, data: &[u8]) -> bool {
     let Some(size) = element_bytes(t) else {
-        return t == TensorType::String;
+        return t.is_string();
     };
     let native = cfg!(target_endian = "little") || size == 1;
     native && (data.as_ptr() as usize) % size.min(8) == 0
@@ -124,14 +124,14 @@ pub(crate) fn holding(
         } else if in_place(dtype, data) {
             Place::Model
         } else {
-            if dtype != TensorType::String && element_bytes(dtype).is_none() {
+            if !dtype.is_string() && element_bytes(dtype).is_none() {
                 return Err(unsupported);
             }
             Place::Persistent
         };
         return Ok((shape, place, data.len()));
     }
-    let bytes = if dtype == TensorType::String {
+    let bytes = if dtype.is_string() {
         options.string_bytes
     } else {
         let size = element_bytes(dtype).ok_or(unsupported)?;
@@ -152,12 +152,14 @@ pub(crate) fn holding(
     Ok((shape, place, bytes))
 }
 
-/// Whether any operator of the graph is a DENSIFY.
+/// Whether any operator of the graph is a DENSIFY (of interest only with the `sparse`
+/// feature: without it no constant is sparse, so none is folded).
 pub(crate) fn has_densify(graph: &Subgraph<'_>) -> bool {
-    graph
-        .operators()
-        .iter()
-        .any(|op| op.op() == Op::Builtin(BuiltinOperator::Densify))
+    cfg!(feature = "sparse")
+        && graph
+            .operators()
+            .iter()
+            .any(|op| op.op() == Op::Builtin(BuiltinOperator::Densify))
 }
 
 /// The sparse constant that DENSIFY operator `j` reads, if it is one (a constant with

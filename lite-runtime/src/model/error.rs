@@ -214,11 +214,21 @@ pub enum ErrorKind {
     },
     /// `mutating_variable_inputs` is neither empty nor as long as the inputs.
     MutatingInputs,
+    /// The model uses a part of the format that this build of `tessera-lite` leaves out: a
+    /// sparse tensor without the `sparse` feature, a STRING tensor without `strings`.
+    Unsupported {
+        /// The cargo feature that reads it.
+        feature: &'static str,
+    },
 }
 
 impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
+            Self::Unsupported { feature } => write!(
+                f,
+                "uses {feature} tensors, which this build leaves out (tessera-lite's `{feature}` feature)"
+            ),
             Self::TooShort { len } => write!(
                 f,
                 "file of {len} bytes is too short for a root offset and identifier (8 bytes)"

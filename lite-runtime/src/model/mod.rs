@@ -86,7 +86,7 @@ pub use types::{Activation, Padding, TensorType};
 pub use vectors::{F32s, I32s, I64s, LeIter, LeScalar, LeSlice, TensorIndices};
 
 use list::Ctx;
-use reader::Table;
+use reader::{Table, Vector};
 use verify::slot;
 
 /// A verified TensorFlow Lite model, borrowed from its bytes.
@@ -162,13 +162,16 @@ impl<'a> Model<'a> {
         I32s::new(self.root.vector(buf, slot::METADATA_BUFFER).bytes(buf, 4))
     }
 
-    /// The signatures (named entry points).
+    /// The signatures (named entry points); none without the `signatures` feature, which
+    /// leaves them unchecked and unread.
     #[must_use]
     pub fn signature_defs(&self) -> List<'a, SignatureDef<'a>> {
-        List::new(
-            self.ctx,
-            self.root.vector(self.ctx.buf, slot::SIGNATURE_DEFS),
-        )
+        let defs = if cfg!(feature = "signatures") {
+            self.root.vector(self.ctx.buf, slot::SIGNATURE_DEFS)
+        } else {
+            Vector::EMPTY
+        };
+        List::new(self.ctx, defs)
     }
 
     /// The signature with key `key`.

@@ -100,7 +100,7 @@ impl<'a> Tensor<'a> {
     /// The strings of a STRING constant (validated at load; this re-walks the offset table).
     #[must_use]
     pub fn strings(&self) -> Option<TfliteStrings<'a>> {
-        if self.tensor_type() != TensorType::String {
+        if !self.tensor_type().is_string() {
             return None;
         }
         TfliteStrings::new(self.data()?).ok()
@@ -126,9 +126,13 @@ impl<'a> Tensor<'a> {
             .map(|t| Quantization::new(self.ctx.buf, t))
     }
 
-    /// Sparse encoding, when the constant is stored sparse.
+    /// Sparse encoding, when the constant is stored sparse (never without the `sparse`
+    /// feature: such a model does not load).
     #[must_use]
     pub fn sparsity(&self) -> Option<Sparsity<'a>> {
+        if !cfg!(feature = "sparse") {
+            return None;
+        }
         self.t
             .table(self.ctx.buf, slot::SPARSITY)
             .map(|t| Sparsity::new(self.ctx, t))

@@ -71,6 +71,13 @@ tensor_types! {
 }
 
 impl TensorType {
+    /// Whether this is STRING. Always false without the `strings` feature, where no loaded
+    /// model has a STRING tensor: written so, the string paths compile away.
+    #[must_use]
+    pub fn is_string(self) -> bool {
+        cfg!(feature = "strings") && self == Self::String
+    }
+
     /// Bytes a constant of `elements` elements takes: sub-byte types (INT4, UINT4, INT2) are
     /// packed, as TensorFlow Lite's converter writes them, so the count rounds up. `None` for
     /// types without fixed-size elements or on overflow.

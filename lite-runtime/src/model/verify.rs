@@ -139,12 +139,16 @@ fn model<'a>(v: &mut Verifier<'a>) -> Result<(Table, Ctx<'a>), Fault> {
     }
     v.at.subgraph = None;
 
-    let signatures = v.vector(root, slot::SIGNATURE_DEFS, 4, "Model.signature_defs")?;
-    for i in 0..signatures.len {
-        v.at.signature = Some(i as u32);
-        signature(v, signatures, i, subgraphs)?;
+    // Without the `signatures` feature nothing reads them (`Model::signature_defs` is empty),
+    // so they need no check.
+    if cfg!(feature = "signatures") {
+        let signatures = v.vector(root, slot::SIGNATURE_DEFS, 4, "Model.signature_defs")?;
+        for i in 0..signatures.len {
+            v.at.signature = Some(i as u32);
+            signature(v, signatures, i, subgraphs)?;
+        }
+        v.at.signature = None;
     }
-    v.at.signature = None;
 
     let groups = v.vector(
         root,
@@ -320,6 +324,11 @@ fn tensor_table(v: &mut Verifier<'_>, ctx: Ctx<'_>, t: Table) -> Result<(), Faul
             pos,
         ));
     };
+    if ty == TensorType::String && !cfg!(feature = "strings") {
+        let pos = t.field(buf, tensor::slot::TYPE).unwrap_or(t.pos);
+        let kind = ErrorKind::Unsupported { feature: "strings" };
+        return Err(v.err(kind, "Tensor.type", pos));
+    }
     let buffer_index = v.u32(t, tensor::slot::BUFFER, 0, "Tensor.buffer")?;
     index(
         v,
@@ -337,7 +346,11 @@ fn tensor_table(v: &mut Verifier<'_>, ctx: Ctx<'_>, t: Table) -> Result<(), Faul
     }
     v.u8(t, tensor::slot::IS_VARIABLE, 0, "Tensor.is_variable")?;
     let stored = match v.sub_table(t, tensor::slot::SPARSITY, "Tensor.sparsity")? {
-        Some(s) => sparsity_table(v, s, shape)?,
+        Some(s) if cfg!(feature = "sparse") => sparsity_table(v, s, shape)?,
+        Some(s) => {
+            let kind = ErrorKind::Unsupported { feature: "sparse" };
+            return Err(v.err(kind, "Tensor.sparsity", s.pos));
+        }
         None => elements,
     };
     if let Some(sig) = v.vector_opt(

@@ -1,0 +1,126 @@
+//! The optional parts of the model format (`sparse`, `strings`, `signatures`): with each,
+//! the fixture models that use it load and read as TensorFlow wrote them; without it (as
+//! firmware builds tessera-lite), they are refused at load with a typed error naming the
+//! feature, the tensor and the field, or (signatures) read as absent, and the models that do
+//! not use it still load, set up and run.
+//!
+//! `cargo test --workspace` runs this with every part on; CI also runs it with none
+//! (`cargo test -p tessera-lite --no-default-features --test without_parts`).
+
+use std::path::PathBuf;
+
+use tessera_core::plan::{Lifetime, PlanBuffer};
+use tessera_lite::interpreter::{AllOps, Interpreter, Options};
+use tessera_lite::model::{ErrorKind, Model, ModelError};
+
+fn fixture(name: &str) -> Vec<u8> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/models");
+    std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// The arena `model` needs. Without `std`, `Interpreter::required` plans on a 256-entry
+/// stack table, too small for the CTR model; the caller's table holds every entry.
+fn required(model: &Model<'_>) -> usize {
+    let graph = model.subgraph(0).expect("main graph");
+    let entries = graph.tensors().len() + graph.operators().len();
+    let mut plan = vec![PlanBuffer::new(0, 1, Lifetime::ALWAYS); entries];
+    Interpreter::required_with(model, &AllOps, &Options::default(), &mut plan).expect("sets up")
+}
+
+/// Asserts that `e` refuses a model for want of `feature`, at a tensor's `field`.
+fn assert_unsupported(e: &ModelError, feature: &'static str, field: &str) {
+    assert_eq!(e.kind, ErrorKind::Unsupported { feature }, "{e}");
+    assert_eq!(e.field, field, "{e}");
+    assert_eq!(e.location.subgraph, Some(0), "{e}");
+    assert!(e.location.tensor.is_some(), "{e}");
+    assert!(e.offset > 0, "{e}");
+    let text = e.to_string();
+    assert!(text.contains(&format!("`{feature}` feature")), "{text}");
+}
+
+#[test]
+fn sparse_models_need_the_sparse_feature() {
+    for name in ["sparse.tflite", "sparse_block.tflite"] {
+        let bytes = fixture(name);
+        let loaded = Model::load(&bytes);
+        if cfg!(feature = "sparse") {
+            let model = loaded.unwrap_or_else(|e| panic!("{name}: {e}"));
+            let graph = model.subgraph(0).expect("main graph");
+            let sparse = graph.tensors().iter().filter(|t| t.sparsity().is_some());
+            assert_eq!(sparse.count(), 1, "{name}: its one sparse constant");
+        } else {
+            let e = loaded.expect_err("refused without `sparse`");
+            assert_unsupported(&e, "sparse", "Tensor.sparsity");
+        }
+    }
+}
+
+#[test]
+fn string_models_need_the_strings_feature() {
+    for name in ["strings.tflite", "strings_ops.tflite"] {
+        let bytes = fixture(name);
+        let loaded = Model::load(&bytes);
+        if cfg!(feature = "strings") {
+            let model = loaded.unwrap_or_else(|e| panic!("{name}: {e}"));
+            let graph = model.subgraph(0).expect("main graph");
+            let strings = graph
+                .tensors()
+                .iter()
+                .filter(|t| t.tensor_type().is_string());
+            assert!(strings.count() > 0, "{name}: STRING tensors");
+        } else {
+            let e = loaded.expect_err("refused without `strings`");
+            assert_unsupported(&e, "strings", "Tensor.type");
+        }
+    }
+}
+
+#[test]
+fn signatures_read_as_absent_without_their_feature() {
+    let bytes = fixture("ctr.tflite");
+    let model = Model::load(&bytes).expect("ctr loads either way");
+    let mut arena = vec![0u8; required(&model)];
+    let it = Interpreter::new(model, &AllOps, &mut arena, &Options::default()).unwrap();
+    if cfg!(feature = "signatures") {
+        assert_eq!(model.signature_defs().len(), 1);
+        assert!(model.signature("serving_default").is_some());
+        assert!(it.signature_input("serving_default", "keys").is_some());
+    } else {
+        assert_eq!(model.signature_defs().len(), 0);
+        assert!(model.signature("serving_default").is_none());
+        assert_eq!(it.signature_input("serving_default", "keys"), None);
+    }
+    // Graph inputs by position need no signature.
+    assert_eq!(it.input_count(), 2);
+}
+
+/// The data of an int8 `.npy` (format 1.0, as numpy writes it): the bytes after its header.
+fn npy_i8(bytes: &[u8]) -> &[u8] {
+    assert_eq!(&bytes[..6], b"\x93NUMPY");
+    assert_eq!(bytes[6], 1, "format 1.0");
+    let header = usize::from(u16::from_le_bytes([bytes[8], bytes[9]]));
+    assert!(
+        std::str::from_utf8(&bytes[10..10 + header])
+            .unwrap()
+            .contains("'|i1'")
+    );
+    &bytes[10 + header..]
+}
+
+#[test]
+fn a_model_without_the_parts_runs_the_same_either_way() {
+    // The keyword-spotting int8 network: dense, numeric, no signature needed. Its output
+    // equals TensorFlow Lite's reference kernels' with or without the optional parts.
+    let bytes = fixture("kws_int8.tflite");
+    let model = Model::load(&bytes).expect("kws_int8 loads");
+    let options = Options::default();
+    let mut arena = vec![0u8; required(&model)];
+    let mut it = Interpreter::new(model, &AllOps, &mut arena, &options).unwrap();
+    let input = fixture("kws_int8.in0.npy");
+    it.input_bytes_mut(0)
+        .unwrap()
+        .copy_from_slice(npy_i8(&input));
+    it.invoke().unwrap();
+    let expected = fixture("kws_int8.ref_out0.npy");
+    assert_eq!(it.output_bytes(0).unwrap(), npy_i8(&expected));
+}
