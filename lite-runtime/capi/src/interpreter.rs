@@ -126,9 +126,10 @@ fn interpreter_error(e: &InterpreterError) -> (TesseraStatus, TesseraError) {
             r.needed = needed as u64;
             TesseraStatus::TESSERA_BUFFER_TOO_SMALL
         }
-        ErrorKind::UnregisteredOp { .. } | ErrorKind::CustomOp | ErrorKind::TensorType { .. } => {
-            TesseraStatus::TESSERA_UNSUPPORTED
-        }
+        ErrorKind::UnregisteredOp { .. }
+        | ErrorKind::UnknownOp { .. }
+        | ErrorKind::CustomOp
+        | ErrorKind::TensorType { .. } => TesseraStatus::TESSERA_UNSUPPORTED,
         ErrorKind::NoSuchTensor | ErrorKind::WrongType { .. } => {
             TesseraStatus::TESSERA_NO_SUCH_TENSOR
         }

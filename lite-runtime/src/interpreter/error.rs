@@ -5,6 +5,8 @@ use core::fmt;
 
 use tessera_core::plan::PlanError;
 
+use crate::model::{BuiltinOperator, TensorType};
+
 /// What a kernel found wrong, in its `prepare` (shapes, types, options) or its `eval` (the
 /// data). The interpreter adds the operator's index and name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,15 +98,21 @@ pub enum ErrorKind {
     NoSubgraph,
     /// No kernel is registered for the operator's op.
     UnregisteredOp {
-        /// The op's schema name, or the custom op's name.
-        name: &'static str,
+        /// The op.
+        op: BuiltinOperator,
+    },
+    /// A builtin code that this schema does not define (a newer TensorFlow Lite); -1 if an
+    /// operator's record names no kernel, which set-up never writes.
+    UnknownOp {
+        /// The operator code's `builtin_code`.
+        code: i32,
     },
     /// A custom op (only builtins run).
     CustomOp,
     /// A tensor type the interpreter cannot hold (`RESOURCE`, `VARIANT`, sub-byte types).
     TensorType {
-        /// The type's schema name.
-        name: &'static str,
+        /// The type.
+        dtype: TensorType,
     },
     /// A tensor of more dimensions than [`MAX_DIMS`](super::MAX_DIMS), or a negative one.
     Shape,
@@ -172,8 +180,9 @@ pub struct InterpreterError {
     pub kind: ErrorKind,
     /// The operator (index in the subgraph), if one is concerned.
     pub operator: Option<usize>,
-    /// Its op's name.
-    pub op: Option<&'static str>,
+    /// Its op (a typed code, not a name: the names are linked only where an error is
+    /// displayed, which keeps 3.2 KB of them out of firmware that never prints one).
+    pub op: Option<BuiltinOperator>,
     /// The tensor (index in the subgraph), if one is concerned.
     pub tensor: Option<usize>,
 }
@@ -188,7 +197,7 @@ impl InterpreterError {
         }
     }
 
-    pub(crate) const fn at_op(kind: ErrorKind, operator: usize, op: &'static str) -> Self {
+    pub(crate) const fn at_op(kind: ErrorKind, operator: usize, op: BuiltinOperator) -> Self {
         Self {
             kind,
             operator: Some(operator),
@@ -212,7 +221,7 @@ impl fmt::Display for InterpreterError {
         if let Some(i) = self.operator {
             write!(f, "operator {i}")?;
             if let Some(op) = self.op {
-                write!(f, " ({op})")?;
+                write!(f, " ({})", op.name())?;
             }
             f.write_str(": ")?;
         }
@@ -221,11 +230,16 @@ impl fmt::Display for InterpreterError {
         }
         match self.kind {
             ErrorKind::NoSubgraph => f.write_str("the model has no subgraph"),
-            ErrorKind::UnregisteredOp { name } => {
-                write!(f, "no kernel registered for {name}")
+            ErrorKind::UnregisteredOp { op } => {
+                write!(f, "no kernel registered for {}", op.name())
+            }
+            ErrorKind::UnknownOp { code } => {
+                write!(f, "builtin code {code}, an op newer than this schema")
             }
             ErrorKind::CustomOp => f.write_str("custom ops are not run"),
-            ErrorKind::TensorType { name } => write!(f, "tensors of type {name} are not supported"),
+            ErrorKind::TensorType { dtype } => {
+                write!(f, "tensors of type {} are not supported", dtype.name())
+            }
             ErrorKind::Shape => f.write_str("a negative dimension or too many dimensions"),
             ErrorKind::TooLarge => f.write_str("more than 4 GiB"),
             ErrorKind::TooManyOperands { count, limit } => {

@@ -32,8 +32,8 @@ impl Interpreter<'_, '_> {
     fn run_operator(&mut self, j: usize) -> Result<(), InterpreterError> {
         let rec = self.op_record(j);
         let kernel = self.kernel(j, &rec)?;
-        let name = kernel.op.name();
-        let fail = |e: KernelError| InterpreterError::at_op(ErrorKind::Kernel(e), j, name);
+        let op = kernel.op;
+        let fail = |e: KernelError| InterpreterError::at_op(ErrorKind::Kernel(e), j, op);
 
         let t_bytes = (self.counts.tensors as usize) * size_of::<TensorRecord>();
         let o_bytes = (self.counts.ops as usize) * size_of::<OpRecord>();

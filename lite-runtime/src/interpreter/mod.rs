@@ -377,11 +377,7 @@ impl<'m, 'a> Interpreter<'m, 'a> {
             let persistent = self
                 .data
                 .get_mut(start..end)
-                .ok_or(InterpreterError::at_op(
-                    ErrorKind::TooLarge,
-                    j,
-                    kernel.op.name(),
-                ))?;
+                .ok_or(InterpreterError::at_op(ErrorKind::TooLarge, j, kernel.op))?;
             let operator = graph
                 .operators()
                 .get(j)
@@ -396,7 +392,7 @@ impl<'m, 'a> Interpreter<'m, 'a> {
                 persistent,
             };
             init(&mut ctx)
-                .map_err(|e| InterpreterError::at_op(ErrorKind::Kernel(e), j, kernel.op.name()))?;
+                .map_err(|e| InterpreterError::at_op(ErrorKind::Kernel(e), j, kernel.op))?;
         }
         Ok(())
     }
@@ -414,11 +410,12 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         self.kernels
             .get(usize::from(rec.kernel))
             .copied()
-            .ok_or(InterpreterError::at_op(
-                ErrorKind::UnregisteredOp { name: "?" },
-                j,
-                "?",
-            ))
+            .ok_or(InterpreterError {
+                kind: ErrorKind::UnknownOp { code: -1 },
+                operator: Some(j),
+                op: None,
+                tensor: None,
+            })
     }
 
     /// Bytes of the caller's region in use (alignment padding of its start included).

@@ -117,7 +117,7 @@ pub(crate) fn holding(
         return Ok((shape, Place::None, 0));
     }
     let dtype = t.tensor_type();
-    let unsupported = at(ErrorKind::TensorType { name: dtype.name() });
+    let unsupported = at(ErrorKind::TensorType { dtype });
     if let Some(data) = t.data() {
         let place = if t.is_variable() {
             Place::Persistent
@@ -224,18 +224,21 @@ pub(crate) fn kernel_for(
         .ok_or(InterpreterError::new(ErrorKind::NoSubgraph))?;
     match op.op() {
         Op::Builtin(b) => resolver.find(b).ok_or(InterpreterError::at_op(
-            ErrorKind::UnregisteredOp { name: b.name() },
+            ErrorKind::UnregisteredOp { op: b },
             j,
-            b.name(),
+            b,
         )),
-        Op::Custom(_) => Err(InterpreterError::at_op(ErrorKind::CustomOp, j, "CUSTOM")),
-        Op::Other(_) => Err(InterpreterError::at_op(
-            ErrorKind::UnregisteredOp {
-                name: "an op newer than this schema",
-            },
+        Op::Custom(_) => Err(InterpreterError::at_op(
+            ErrorKind::CustomOp,
             j,
-            "UNKNOWN",
+            BuiltinOperator::Custom,
         )),
+        Op::Other(code) => Err(InterpreterError {
+            kind: ErrorKind::UnknownOp { code },
+            operator: Some(j),
+            op: None,
+            tensor: None,
+        }),
     }
 }
 
@@ -249,7 +252,7 @@ pub(crate) fn prepare(
         .operators()
         .get(j)
         .ok_or(InterpreterError::new(ErrorKind::NoSubgraph))?;
-    let name = kernel.op.name();
+    let op = kernel.op;
     let shapes = |i: usize| {
         let t = graph.tensor(i)?;
         shape_of(&t).ok()
@@ -264,8 +267,7 @@ pub(crate) fn prepare(
             scratch: 0,
         },
     };
-    (kernel.prepare)(&mut ctx)
-        .map_err(|e| InterpreterError::at_op(ErrorKind::Kernel(e), j, name))?;
+    (kernel.prepare)(&mut ctx).map_err(|e| InterpreterError::at_op(ErrorKind::Kernel(e), j, op))?;
     Ok(ctx.requests)
 }
 

@@ -136,7 +136,10 @@ fn string_gathers_read_and_write_strings_in_the_arena() {
     // A bad index in the data: an error naming the operator and the position.
     it.input::<i32>(ids).unwrap().as_slice_mut().unwrap()[2] = 8;
     let e = it.invoke().unwrap_err();
-    assert!(e.operator.is_some() && e.op == Some("GATHER"), "{e}");
+    assert!(
+        e.operator.is_some() && e.op == Some(BuiltinOperator::Gather),
+        "{e}"
+    );
     assert!(matches!(
         e.kind,
         ErrorKind::Kernel(KernelError::IndexOutOfRange {
@@ -183,7 +186,7 @@ fn set_up_errors_say_what_and_where() {
     assert_eq!(
         e.kind,
         ErrorKind::UnregisteredOp {
-            name: BuiltinOperator::Densify.name()
+            op: BuiltinOperator::Densify
         }
     );
     assert!(std::format!("{e}").contains("DENSIFY"));
@@ -210,4 +213,34 @@ fn unset_string_inputs_read_as_empty_strings() {
         checked += 1;
     }
     assert_eq!(checked, 1, "the fixture has one string input");
+}
+
+/// An op newer than the schema (a builtin code it does not define) stops set-up at its
+/// operator with the code; a custom op with its kind. Both name the operator.
+#[test]
+fn unknown_and_custom_ops_stop_set_up_at_their_operator() {
+    use crate::model::tests::sample::{Spec, custom_opcode, opcode};
+    let mut spec = Spec::new();
+    spec.opcodes[1] = opcode(250);
+    let bytes = spec.build();
+    let model = Model::load(&bytes).unwrap();
+    let e = Interpreter::required(&model, &AllOps, &Options::default()).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::UnknownOp { code: 250 });
+    assert_eq!((e.operator, e.op), (Some(1), None));
+    assert_eq!(
+        std::format!("{e}"),
+        "operator 1: builtin code 250, an op newer than this schema"
+    );
+
+    let mut spec = Spec::new();
+    spec.opcodes[1] = custom_opcode("MyOp");
+    let bytes = spec.build();
+    let model = Model::load(&bytes).unwrap();
+    let e = Interpreter::required(&model, &AllOps, &Options::default()).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::CustomOp);
+    assert_eq!((e.operator, e.op), (Some(1), Some(BuiltinOperator::Custom)));
+    assert_eq!(
+        std::format!("{e}"),
+        "operator 1 (CUSTOM): custom ops are not run"
+    );
 }

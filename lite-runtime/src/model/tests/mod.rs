@@ -4,5 +4,5 @@ mod add_options;
 pub(crate) mod builder;
 mod malformed;
 mod props;
-mod sample;
+pub(crate) mod sample;
 mod views;

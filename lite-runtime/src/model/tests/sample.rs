@@ -31,6 +31,11 @@ pub fn opcode(code: i32) -> T {
         .i32(code_slot::VERSION, 1)
 }
 
+/// A CUSTOM operator code named `name`.
+pub fn custom_opcode(name: &str) -> T {
+    opcode(32).obj(code_slot::CUSTOM_CODE, string(name))
+}
+
 pub fn buffer(data: &[u8]) -> T {
     T::new().obj(buffer_slot::DATA, bytes(data))
 }

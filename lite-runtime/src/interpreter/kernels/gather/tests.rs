@@ -195,7 +195,7 @@ mod end_to_end {
         assert_eq!(to_f32s(&out[0]), [2., 0., 5., 3.]);
         let e = run(&m, &[&x, &i64s(&[0, -1])]).unwrap_err();
         assert_eq!(e.operator, Some(0));
-        assert_eq!(e.op, Some("GATHER"));
+        assert_eq!(e.op, Some(crate::model::BuiltinOperator::Gather));
         assert_eq!(
             e.kind,
             ErrorKind::Kernel(KernelError::IndexOutOfRange {
