@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use tessera_core::plan::{Lifetime, PlanBuffer};
 use tessera_lite::interpreter::{AllOps, Interpreter, Options};
-use tessera_lite::model::{ErrorKind, Model, ModelError};
+use tessera_lite::model::{ErrorKind, Model};
 
 fn fixture(name: &str) -> Vec<u8> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/models");
@@ -27,52 +27,71 @@ fn required(model: &Model<'_>) -> usize {
     Interpreter::required_with(model, &AllOps, &Options::default(), &mut plan).expect("sets up")
 }
 
-/// Asserts that `e` refuses a model for want of `feature`, at a tensor's `field`.
-fn assert_unsupported(e: &ModelError, feature: &'static str, field: &str) {
-    assert_eq!(e.kind, ErrorKind::Unsupported { feature }, "{e}");
-    assert_eq!(e.field, field, "{e}");
-    assert_eq!(e.location.subgraph, Some(0), "{e}");
-    assert!(e.location.tensor.is_some(), "{e}");
-    assert!(e.offset > 0, "{e}");
-    let text = e.to_string();
-    assert!(text.contains(&format!("`{feature}` feature")), "{text}");
+/// Loads each model of `names`, which use part `feature` of the format. Built with it (`on`),
+/// each loads and `uses` finds the part in its main graph; built without, each is refused
+/// with [`ErrorKind::Unsupported`] naming the feature, at a tensor's `field`.
+fn check_part(
+    names: &[&str],
+    on: bool,
+    feature: &'static str,
+    field: &str,
+    uses: fn(&Model<'_>) -> usize,
+) {
+    for name in names {
+        let bytes = fixture(name);
+        let loaded = Model::load(&bytes);
+        if on {
+            let model = loaded.unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(uses(&model) > 0, "{name}: does not use {feature}");
+            continue;
+        }
+        let e = loaded.expect_err(name);
+        assert_eq!(e.kind, ErrorKind::Unsupported { feature }, "{name}: {e}");
+        assert_eq!(e.field, field, "{e}");
+        assert_eq!(e.location.subgraph, Some(0), "{e}");
+        assert!(e.location.tensor.is_some(), "{e}");
+        assert!(e.offset > 0, "{e}");
+        let text = e.to_string();
+        assert!(text.contains(&format!("`{feature}` feature")), "{text}");
+    }
 }
 
 #[test]
 fn sparse_models_need_the_sparse_feature() {
-    for name in ["sparse.tflite", "sparse_block.tflite"] {
-        let bytes = fixture(name);
-        let loaded = Model::load(&bytes);
-        if cfg!(feature = "sparse") {
-            let model = loaded.unwrap_or_else(|e| panic!("{name}: {e}"));
-            let graph = model.subgraph(0).expect("main graph");
-            let sparse = graph.tensors().iter().filter(|t| t.sparsity().is_some());
-            assert_eq!(sparse.count(), 1, "{name}: its one sparse constant");
-        } else {
-            let e = loaded.expect_err("refused without `sparse`");
-            assert_unsupported(&e, "sparse", "Tensor.sparsity");
-        }
-    }
+    let names = ["sparse.tflite", "sparse_block.tflite"];
+    check_part(
+        &names,
+        cfg!(feature = "sparse"),
+        "sparse",
+        "Tensor.sparsity",
+        |m| {
+            let graph = m.subgraph(0).expect("main graph");
+            graph
+                .tensors()
+                .iter()
+                .filter(|t| t.sparsity().is_some())
+                .count()
+        },
+    );
 }
 
 #[test]
 fn string_models_need_the_strings_feature() {
-    for name in ["strings.tflite", "strings_ops.tflite"] {
-        let bytes = fixture(name);
-        let loaded = Model::load(&bytes);
-        if cfg!(feature = "strings") {
-            let model = loaded.unwrap_or_else(|e| panic!("{name}: {e}"));
-            let graph = model.subgraph(0).expect("main graph");
-            let strings = graph
-                .tensors()
+    let names = ["strings.tflite", "strings_ops.tflite"];
+    check_part(
+        &names,
+        cfg!(feature = "strings"),
+        "strings",
+        "Tensor.type",
+        |m| {
+            let graph = m.subgraph(0).expect("main graph");
+            let tensors = graph.tensors();
+            tensors
                 .iter()
-                .filter(|t| t.tensor_type().is_string());
-            assert!(strings.count() > 0, "{name}: STRING tensors");
-        } else {
-            let e = loaded.expect_err("refused without `strings`");
-            assert_unsupported(&e, "strings", "Tensor.type");
-        }
-    }
+                .filter(|t| t.tensor_type().is_string())
+                .count()
+        },
+    );
 }
 
 #[test]
