@@ -29,11 +29,11 @@ pub fn model() -> Result<Model<'static>, ModelError> {
 pub fn ops() -> MutableOpResolver<5> {
     let mut ops = MutableOpResolver::new();
     for k in [
-        &kernels::CONV_2D,
-        &kernels::DEPTHWISE_CONV_2D,
-        &kernels::AVERAGE_POOL_2D,
-        &kernels::FULLY_CONNECTED,
-        &kernels::SOFTMAX,
+        &kernels::CONV_2D_INT8,
+        &kernels::DEPTHWISE_CONV_2D_INT8,
+        &kernels::AVERAGE_POOL_2D_INT8,
+        &kernels::FULLY_CONNECTED_INT8,
+        &kernels::SOFTMAX_INT8,
     ] {
         // Five slots for five kernels: never full.
         let _ = ops.add(k);

@@ -29,18 +29,45 @@ use compute::*;
 /// CONV_2D.
 pub static CONV_2D: Kernel = Kernel {
     op: BuiltinOperator::Conv2D,
-    prepare,
+    prepare: prepare::<ANY_KIND>,
     init: Some(init),
-    eval,
+    eval: eval::<ANY_KIND, ANY_SHAPE>,
 };
 
 /// DEPTHWISE_CONV_2D.
 pub static DEPTHWISE_CONV_2D: Kernel = Kernel {
     op: BuiltinOperator::DepthwiseConv2D,
-    prepare,
+    prepare: prepare::<ANY_KIND>,
     init: Some(init),
-    eval,
+    eval: eval::<ANY_KIND, ANY_SHAPE>,
 };
+
+/// CONV_2D for int8 models only (as TensorFlow Lite Micro's `Register_CONV_2D_INT8`): it
+/// links the int8 body alone, not the float32 and 16x8 ones (8.3 KB less Cortex-M4 flash
+/// with [`DEPTHWISE_CONV_2D_INT8`]). Other types stop set-up with
+/// [`KernelError::Unsupported`].
+pub static CONV_2D_INT8: Kernel = Kernel {
+    op: BuiltinOperator::Conv2D,
+    prepare: prepare::<{ 1 << kind::INT8 }>,
+    init: Some(init),
+    eval: eval::<{ 1 << kind::INT8 }, CONV>,
+};
+
+/// DEPTHWISE_CONV_2D for int8 models only, as [`CONV_2D_INT8`].
+pub static DEPTHWISE_CONV_2D_INT8: Kernel = Kernel {
+    op: BuiltinOperator::DepthwiseConv2D,
+    prepare: prepare::<{ 1 << kind::INT8 }>,
+    init: Some(init),
+    eval: eval::<{ 1 << kind::INT8 }, DEPTHWISE>,
+};
+
+/// Every [`kind`], as a set of bits `1 << kind`: what a registration runs.
+const ANY_KIND: u32 = 0b1111;
+/// The shapes of convolution an `eval` runs (bits): CONV_2D's, DEPTHWISE_CONV_2D's, or both
+/// (the two full kernels share one `eval`).
+const CONV: u32 = 1;
+const DEPTHWISE: u32 = 2;
+const ANY_SHAPE: u32 = CONV | DEPTHWISE;
 
 /// Element types of a convolution.
 pub(super) mod kind {
@@ -427,8 +454,12 @@ fn geometry(ctx: &Prepare<'_, '_>) -> Result<Geometry, KernelError> {
     Ok(g)
 }
 
-fn prepare(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+/// Checks the operator, for the element kinds in `KINDS` (bits `1 << kind`).
+fn prepare<const KINDS: u32>(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
     let g = geometry(ctx)?;
+    if KINDS & (1 << g.kind) == 0 {
+        return Err(super::NOT_INT8);
+    }
     if g.quantized() {
         // Derive the multipliers now, so a bad scale fails at setup, not at init.
         channel_params(&Operands::of(ctx)?, &g, |_, _, _, _| {})?;
@@ -557,7 +588,12 @@ fn parts<'b>(g: &Geometry, rest: &'b [u8]) -> Result<Channels<'b>, KernelError> 
     Ok((mult, shift, bias))
 }
 
-fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+/// Runs the convolution; only the bodies of the kinds in `KINDS` and the shapes in `SHAPES`
+/// are linked (the others cannot pass `prepare::<KINDS>`, or come from another op).
+fn eval<const KINDS: u32, const SHAPES: u32>(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    let runs = |kind: u32, dw: bool| {
+        KINDS & (1 << kind) != 0 && SHAPES & if dw { DEPTHWISE } else { CONV } != 0
+    };
     let g = Geometry::rebuild(
         &ctx.params(),
         &ctx.input_shape(0)?,
@@ -571,7 +607,7 @@ fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
         bias: folded,
     };
     match (g.kind, g.depthwise != 0) {
-        (kind::FLOAT, dw) => {
+        (kind::FLOAT, dw) if runs(kind::FLOAT, dw) => {
             let input = ctx.input::<f32>(0)?;
             let filter = ctx.input::<f32>(1)?;
             let bias = if g.has_bias != 0 {
@@ -588,7 +624,7 @@ fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
                 conv_f32(&g, input, filter, bias, out, patch)
             }
         }
-        (kind::INT8, dw) => {
+        (kind::INT8, dw) if runs(kind::INT8, dw) => {
             let input = ctx.input::<i8>(0)?;
             let filter = ctx.input::<i8>(1)?;
             let out = ctx.output::<i8>(0)?;
@@ -608,7 +644,7 @@ fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
                 conv_i8(&g, input, filter, &q, out, patch, acc)
             }
         }
-        (kind::INT16 | kind::INT16_BIAS32, dw) => {
+        (k @ (kind::INT16 | kind::INT16_BIAS32), dw) if runs(k, dw) => {
             let input = ctx.input::<i16>(0)?;
             let filter = ctx.input::<i8>(1)?;
             let bias = match (g.has_bias != 0, g.kind) {

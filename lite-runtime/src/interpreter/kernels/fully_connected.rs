@@ -23,6 +23,23 @@ pub static FULLY_CONNECTED: Kernel = Kernel {
     eval,
 };
 
+/// FULLY_CONNECTED for int8 models only (as TensorFlow Lite Micro's
+/// `Register_FULLY_CONNECTED_INT8`): dense int8 weights, no float32, 16x8 or sparse body
+/// linked. Other types stop set-up with [`KernelError::Unsupported`].
+pub static FULLY_CONNECTED_INT8: Kernel = Kernel {
+    op: BuiltinOperator::FullyConnected,
+    prepare: prepare_int8,
+    init: Some(quantized::init),
+    eval: quantized::eval::<false>,
+};
+
+fn prepare_int8(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    if ctx.input(0)?.dtype != TensorType::Int8 {
+        return Err(super::NOT_INT8);
+    }
+    quantized::prepare(ctx)
+}
+
 #[derive(Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable)]
 #[repr(C)]
 struct Params {
@@ -164,7 +181,7 @@ fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
 
 fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
     if quantized::is_quantized(ctx.input_type(0)?) {
-        return quantized::eval(ctx);
+        return quantized::eval::<true>(ctx);
     }
     let p: Params = ctx.params();
     if p.sparse != 0 {

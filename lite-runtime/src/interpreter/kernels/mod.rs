@@ -13,6 +13,8 @@ mod conv;
 mod fully_connected;
 mod gather;
 #[cfg(test)]
+mod int8_only;
+#[cfg(test)]
 #[allow(dead_code)] // each family's tests use part of it
 pub(crate) mod one_op;
 mod pad;
@@ -30,19 +32,28 @@ pub use binary::{
     ADD, DIV, EQUAL, GREATER, GREATER_EQUAL, LESS, LESS_EQUAL, MAXIMUM, MINIMUM, MUL, NOT_EQUAL,
     SELECT, SELECT_V2, SUB,
 };
-pub use conv::{CONV_2D, DEPTHWISE_CONV_2D};
-pub use fully_connected::FULLY_CONNECTED;
+pub use conv::{CONV_2D, CONV_2D_INT8, DEPTHWISE_CONV_2D, DEPTHWISE_CONV_2D_INT8};
+pub use fully_connected::{FULLY_CONNECTED, FULLY_CONNECTED_INT8};
 pub use gather::{EMBEDDING_LOOKUP, GATHER};
 pub use pad::PAD;
-pub use pool::{AVERAGE_POOL_2D, MAX_POOL_2D};
+pub use pool::{AVERAGE_POOL_2D, AVERAGE_POOL_2D_INT8, MAX_POOL_2D, MAX_POOL_2D_INT8};
 pub use quantize::{DEQUANTIZE, QUANTIZE};
 pub use reduce::{ARG_MAX, ARG_MIN, MEAN, REDUCE_MAX, SUM};
 pub use reshape::{EXPAND_DIMS, RESHAPE, SQUEEZE};
 pub use shape::{CONCATENATION, FILL, PACK, SHAPE, SLICE, STRIDED_SLICE, TRANSPOSE, UNPACK};
 pub use sparse::DENSIFY;
-pub use unary::{CAST, LEAKY_RELU, LOG_SOFTMAX, LOGISTIC, RELU, RELU6, SOFTMAX, TANH};
+pub use unary::{
+    CAST, LEAKY_RELU, LOG_SOFTMAX, LOGISTIC, RELU, RELU6, SOFTMAX, SOFTMAX_INT8, TANH,
+};
 
 use super::kernel::Kernel;
+use crate::interpreter::KernelError;
+
+/// What the `_INT8` registrations (TensorFlow Lite Micro's `Register_X_INT8`: one type's
+/// bodies linked, for firmware flash) say at set-up of an operator of another type.
+const NOT_INT8: KernelError = KernelError::Unsupported {
+    what: "a type this registration leaves out (the _INT8 kernels run int8 only)",
+};
 
 /// Every kernel, for [`AllOps`](super::AllOps).
 pub static ALL: &[&Kernel] = &[

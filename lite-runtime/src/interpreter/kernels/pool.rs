@@ -14,17 +14,35 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 /// AVERAGE_POOL_2D.
 pub static AVERAGE_POOL_2D: Kernel = Kernel {
     op: BuiltinOperator::AveragePool2D,
-    prepare,
+    prepare: prepare::<false>,
     init: None,
-    eval: eval_average,
+    eval: eval_average::<false>,
 };
 
 /// MAX_POOL_2D.
 pub static MAX_POOL_2D: Kernel = Kernel {
     op: BuiltinOperator::MaxPool2D,
-    prepare,
+    prepare: prepare::<false>,
     init: None,
-    eval: eval_max,
+    eval: eval_max::<false>,
+};
+
+/// AVERAGE_POOL_2D for int8 models only (as TensorFlow Lite Micro's
+/// `Register_AVERAGE_POOL_2D_INT8`): no float32 or int16 body linked. Other types stop
+/// set-up with [`KernelError::Unsupported`].
+pub static AVERAGE_POOL_2D_INT8: Kernel = Kernel {
+    op: BuiltinOperator::AveragePool2D,
+    prepare: prepare::<true>,
+    init: None,
+    eval: eval_average::<true>,
+};
+
+/// MAX_POOL_2D for int8 models only, as [`AVERAGE_POOL_2D_INT8`].
+pub static MAX_POOL_2D_INT8: Kernel = Kernel {
+    op: BuiltinOperator::MaxPool2D,
+    prepare: prepare::<true>,
+    init: None,
+    eval: eval_max::<true>,
 };
 
 /// A pool's sizes and output clamp.
@@ -57,7 +75,11 @@ const FLOAT: u32 = 0;
 const INT8: u32 = 1;
 const INT16: u32 = 2;
 
-fn prepare(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+/// Checks the operator; `INT8_ONLY`: refuses other types.
+fn prepare<const INT8_ONLY: bool>(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    if INT8_ONLY && ctx.input(0)?.dtype != TensorType::Int8 {
+        return Err(super::NOT_INT8);
+    }
     let BuiltinOptions::Pool2D(o) = ctx.operator().options() else {
         return Err(KernelError::Mismatch {
             what: "options are not Pool2DOptions",
@@ -149,20 +171,22 @@ fn prepare(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
     Ok(())
 }
 
-fn eval_average(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+/// `INT8_ONLY`: links the int8 body alone (`prepare::<true>` let no other type through).
+fn eval_average<const INT8_ONLY: bool>(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
     let g: PoolGeometry = ctx.params();
     match g.dtype {
-        FLOAT => {
-            let x = ctx.input::<f32>(0)?;
-            let y = ctx.output::<f32>(0)?;
-            let acc = scratch(ctx.scratch(), g.channels as usize)?;
-            average_f32(&g, x, y, acc)
-        }
         INT8 => {
             let x = ctx.input::<i8>(0)?;
             let y = ctx.output::<i8>(0)?;
             let acc = scratch(ctx.scratch(), g.channels as usize)?;
             average_q(&g, x, y, acc)
+        }
+        _ if INT8_ONLY => Err(super::NOT_INT8),
+        FLOAT => {
+            let x = ctx.input::<f32>(0)?;
+            let y = ctx.output::<f32>(0)?;
+            let acc = scratch(ctx.scratch(), g.channels as usize)?;
+            average_f32(&g, x, y, acc)
         }
         _ => {
             let x = ctx.input::<i16>(0)?;
@@ -173,18 +197,20 @@ fn eval_average(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
     }
 }
 
-fn eval_max(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+/// As [`eval_average`].
+fn eval_max<const INT8_ONLY: bool>(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
     let g: PoolGeometry = ctx.params();
     match g.dtype {
-        FLOAT => {
-            let x = ctx.input::<f32>(0)?;
-            let y = ctx.output::<f32>(0)?;
-            max_f32(&g, x, y)
-        }
         INT8 => {
             let x = ctx.input::<i8>(0)?;
             let y = ctx.output::<i8>(0)?;
             max_q(&g, x, y)
+        }
+        _ if INT8_ONLY => Err(super::NOT_INT8),
+        FLOAT => {
+            let x = ctx.input::<f32>(0)?;
+            let y = ctx.output::<f32>(0)?;
+            max_f32(&g, x, y)
         }
         _ => {
             let x = ctx.input::<i16>(0)?;

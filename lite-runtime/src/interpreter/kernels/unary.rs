@@ -62,6 +62,16 @@ pub static SOFTMAX: Kernel = Kernel {
     eval: eval_softmax,
 };
 
+/// SOFTMAX for int8 inputs only (as TensorFlow Lite Micro's `Register_SOFTMAX_INT8`): no
+/// float32 or int16 body, and no `init` (it builds the int16 tables). Other types stop set-up
+/// with [`KernelError::Unsupported`].
+pub static SOFTMAX_INT8: Kernel = Kernel {
+    op: BuiltinOperator::Softmax,
+    prepare: prepare_softmax_int8,
+    init: None,
+    eval: quantized::softmax::eval::<false>,
+};
+
 /// LOG_SOFTMAX.
 pub static LOG_SOFTMAX: Kernel = Kernel {
     op: BuiltinOperator::LogSoftmax,
@@ -180,6 +190,13 @@ fn prepare_softmax(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
     prepare_rows(ctx, beta)
 }
 
+fn prepare_softmax_int8(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    if ctx.input(0)?.dtype != TensorType::Int8 {
+        return Err(super::NOT_INT8);
+    }
+    quantized::softmax::prepare(ctx)
+}
+
 fn prepare_log_softmax(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
     // LOG_SOFTMAX has no beta (its options table is empty).
     prepare_rows(ctx, 1.0)
@@ -269,7 +286,7 @@ fn rows<'a>(ctx: &mut Eval<'a>) -> Result<(&'a [f32], &'a mut [f32], Params), Ke
 
 fn eval_softmax(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
     if quantized::softmax::handles(ctx.input_type(0)?) {
-        return quantized::softmax::eval(ctx);
+        return quantized::softmax::eval::<true>(ctx);
     }
     let (x, y, p) = rows(ctx)?;
     softmax_rows(x, y, p.depth as usize, p.value);

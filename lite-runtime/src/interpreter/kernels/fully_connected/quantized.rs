@@ -321,7 +321,10 @@ fn unfolded(p: &Params, w: &[i8], bias: Option<&[u8]>, n: usize) -> Result<i64, 
     Ok(b + weights_term(w, p.input_offset, p.weights_offset))
 }
 
-pub(super) fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+/// Runs the int8 body (`WIDE` false) or both the int8 and 16x8 ones (`WIDE` true: a 16x8
+/// operator reaches this only through `prepare`, so an int8-only registration links no
+/// 16x8 body).
+pub(super) fn eval<const WIDE: bool>(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
     let p: Params = ctx.params();
     let (batches, depth, units) = (p.batches as usize, p.depth as usize, p.units as usize);
     let short = KernelError::Mismatch {
@@ -341,6 +344,11 @@ pub(super) fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
         None
     };
     let acc32 = p.acc32 != 0;
+    if !WIDE && p.wide != 0 {
+        return Err(KernelError::Unsupported {
+            what: "16x8 in an int8-only registration",
+        });
+    }
     if p.wide == 0 {
         let input = ctx.input::<i8>(0)?.get(..batches * depth).ok_or(short)?;
         let out = ctx

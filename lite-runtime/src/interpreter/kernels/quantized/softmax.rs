@@ -171,7 +171,9 @@ pub(crate) fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
     Ok(())
 }
 
-pub(crate) fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+/// Runs the int8-input bodies, and the int16 one if `I16` (an int8-only registration links
+/// neither it nor its tables' `init`).
+pub(crate) fn eval<const I16: bool>(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
     let p: Params = ctx.params();
     let (outer, depth) = (p.outer as usize, p.depth as usize);
     let total = outer * depth;
@@ -195,6 +197,11 @@ pub(crate) fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
             for (x, y) in x.chunks_exact(depth).zip(y.chunks_exact_mut(depth)) {
                 softmax_i8_row(&p, x, y, 16, |v| v as i16);
             }
+        }
+        _ if !I16 => {
+            return Err(KernelError::Unsupported {
+                what: "int16 in an int8-only registration",
+            });
         }
         _ => {
             let block = ctx.persistent();
