@@ -1,6 +1,7 @@
 //! The kernels, one module per op family. Each is a `pub static` [`Kernel`]; [`ALL`] lists
 //! them for [`AllOps`](super::AllOps). A resolver that names only some keeps the others out of
-//! a firmware image.
+//! a firmware image; for int8 networks, the `_INT8` kernels ([`CONV_2D_INT8`] and its
+//! siblings; not in [`ALL`]) keep the float32 and 16x8 bodies out too.
 //!
 //! Conventions every kernel follows: `prepare` checks types, shapes (the model's output shape
 //! must be what the op computes) and options, and stores what `eval` needs with
