@@ -3,11 +3,22 @@
 # TFLM's memory-footprint FAQ does it
 # (tensorflow/lite/micro/examples/memory_footprint/README.md):
 #   size(interpreter_memory_footprint) - size(baseline_memory_footprint)
+# and the size of a program running tessera's keyword-spotting int8 network
+# (keyword_footprint.cc, five int8 kernels) against the same baseline.
 #
 # Usage:
-#   build.sh TFLM_DIR FLATBUFFERS_DIR GEMMLOWP_DIR
-#   (or set TFLM_DIR / FLATBUFFERS_DIR / GEMMLOWP_DIR; only headers of the last
-#   two are used: micro_mutable_op_resolver.h pulls in gemmlowp's fixedpoint.h)
+#   build.sh TFLM_DIR FLATBUFFERS_DIR GEMMLOWP_DIR [KWS_MODEL]
+#   (or set TFLM_DIR / FLATBUFFERS_DIR / GEMMLOWP_DIR / KWS_MODEL; only headers
+#   of flatbuffers and gemmlowp are used: micro_mutable_op_resolver.h pulls in
+#   gemmlowp's fixedpoint.h)
+#   KWS_MODEL            default ../../../tests/fixtures/models/kws_int8.tflite
+#                        (relative to this script); its input and reference
+#                        output are read from KWS_INPUT and KWS_REF, by default
+#                        the .in0.npy and .ref_out0.npy files beside it
+#   RUY_DIR              checkout of google/ruy (TFLM's pin): the reference
+#                        fully_connected kernel includes its (no-op)
+#                        ruy/profiler/instrumentation.h. Needed for the keyword
+#                        program, which is skipped when RUY_DIR is not set.
 # Optional environment:
 #   CMSIS_DIR, CORTEX_DFP_DIR  checkouts of ARM-software/CMSIS_6 and
 #                        ARM-software/Cortex_DFP; only needed for the
@@ -20,7 +31,19 @@
 #   CROSS                toolchain prefix, default arm-none-eabi-
 #   JOBS                 parallel compiles, default $(nproc)
 #   TOP                  also list the TOP largest symbols of
-#                        interpreter_memory_footprint.elf (default 0)
+#                        interpreter_memory_footprint.elf and of the keyword
+#                        programs (default 0)
+#   KERNEL_OPTS          optimization levels of the keyword program's kernel
+#                        sources, one keyword program each; default "-O2 -Os"
+#                        (-O2 is TFLM's KERNEL_OPTIMIZATION_LEVEL); "" skips
+#                        the keyword program
+#   QEMU                 set to 1 to also build the keyword program (kernels at
+#                        the first of KERNEL_OPTS, release, no LTO) with
+#                        semihosting printf (rdimon) and run it with
+#                        qemu-system-arm -machine mps2-an386; it must print
+#                        MATCH (scores equal to the reference output); needs
+#                        release and nolto in BUILD_TYPES / LTO_MODES
+#   QEMU_SYSTEM_ARM      default qemu-system-arm
 #
 # The compile flags reproduce TFLM's own Makefile for
 #   make -f tensorflow/lite/micro/tools/make/Makefile TARGET=cortex_m_generic \
@@ -34,8 +57,21 @@ use="usage: build.sh TFLM_DIR FLATBUFFERS_DIR GEMMLOWP_DIR"
 TFLM_DIR=$(cd "${1:-${TFLM_DIR:?$use}}" && pwd)
 FLATBUFFERS_DIR=$(cd "${2:-${FLATBUFFERS_DIR:?$use}}" && pwd)
 GEMMLOWP_DIR=$(cd "${3:-${GEMMLOWP_DIR:?$use}}" && pwd)
+KWS_MODEL=${4:-${KWS_MODEL:-$here/../../../tests/fixtures/models/kws_int8.tflite}}
+KWS_INPUT=${KWS_INPUT:-${KWS_MODEL%.tflite}.in0.npy}
+KWS_REF=${KWS_REF:-${KWS_MODEL%.tflite}.ref_out0.npy}
+KERNEL_OPTS=${KERNEL_OPTS--O2 -Os}
+RUY_DIR=${RUY_DIR:-}
+if [ -n "$KERNEL_OPTS" ] && [ -z "$RUY_DIR" ]; then
+  echo "skipping the keyword program: set RUY_DIR"; KERNEL_OPTS=""
+fi
+[ -z "$RUY_DIR" ] || RUY_DIR=$(cd "$RUY_DIR" && pwd)
+QEMU=${QEMU:-0}
 CMSIS_DIR=${CMSIS_DIR:-}
 CORTEX_DFP_DIR=${CORTEX_DFP_DIR:-}
+# absolute, as the compiles run in TFLM_DIR
+[ -z "$CMSIS_DIR" ] || CMSIS_DIR=$(cd "$CMSIS_DIR" && pwd)
+[ -z "$CORTEX_DFP_DIR" ] || CORTEX_DFP_DIR=$(cd "$CORTEX_DFP_DIR" && pwd)
 BUILD_TYPES=${BUILD_TYPES:-release release_with_logs}
 LTO_MODES=${LTO_MODES:-nolto lto}
 OUT=${OUT:-build-tflm}
@@ -52,6 +88,7 @@ echo "compiler: $($CXX --version | head -1)"
 echo "tflite-micro: $(git -C "$TFLM_DIR" rev-parse HEAD 2>/dev/null || echo '?')"
 echo "flatbuffers:  $(git -C "$FLATBUFFERS_DIR" rev-parse HEAD 2>/dev/null || echo '?')"
 echo "gemmlowp:     $(git -C "$GEMMLOWP_DIR" rev-parse HEAD 2>/dev/null || echo '?')"
+[ -z "$RUY_DIR" ] || echo "ruy:          $(git -C "$RUY_DIR" rev-parse HEAD 2>/dev/null || echo '?')"
 
 # --- flatbuffers headers, with TFLM's patch applied to a private copy --------
 fb="$OUT/flatbuffers"
@@ -85,6 +122,52 @@ tfl="$TFLM_DIR/tensorflow/lite/micro/examples/memory_footprint/models/simple_add
   printf '};\n'
 } > "$mdir/simple_add_model_model_data.cc"
 
+# bytes FILE [SKIP]: the bytes of FILE from offset SKIP as 0x.. C initializers
+bytes() {
+  od -An -v -tx1 -j "${2:-0}" "$1" | tr -s ' \n' '  ' | sed -e 's/^ *//' -e 's/ *$//' \
+    -e 's/\([0-9a-f][0-9a-f]\)/0x\1/g' -e 's/ /,/g'
+}
+# int8s FILE SKIP: the bytes of FILE from offset SKIP as signed decimals
+int8s() {
+  od -An -v -td1 -j "$2" "$1" | tr -s ' \n' '  ' | sed -e 's/^ *//' -e 's/ *$//' -e 's/ /,/g'
+}
+# npy_data FILE: offset of the data of a .npy file (format 1.0: 10-byte prefix
+# with a little-endian 16-bit header length at offset 8)
+npy_data() { echo $(( 10 + $(od -An -tu2 -j8 -N2 "$1") )); }
+if [ -n "$KERNEL_OPTS" ]; then
+  for f in "$KWS_MODEL" "$KWS_INPUT" "$KWS_REF"; do
+    [ -f "$f" ] || { echo "missing $f (KWS_MODEL / KWS_INPUT / KWS_REF)"; exit 1; }
+  done
+  kws_model_size=$(wc -c < "$KWS_MODEL")
+  {
+    printf '#include <cstdint>\n\nconstexpr unsigned int g_kws_int8_model_data_size = %d;\n' "$kws_model_size"
+    printf 'extern const unsigned char g_kws_int8_model_data[];\n'
+  } > "$mdir/kws_int8_model_data.h"
+  {
+    printf '#include <cstdint>\n\n#include "tensorflow/lite/micro/examples/memory_footprint/models/kws_int8_model_data.h"\n\n'
+    printf 'alignas(16) const unsigned char g_kws_int8_model_data[] = {'
+    bytes "$KWS_MODEL"
+    printf '};\n'
+  } > "$mdir/kws_int8_model_data.cc"
+  # the input ([1, 49, 10, 1] int8) and the expected scores (12 int8), raw
+  in_off=$(npy_data "$KWS_INPUT"); ref_off=$(npy_data "$KWS_REF")
+  {
+    printf '#include <cstdint>\n\n'
+    printf 'constexpr unsigned int g_kws_int8_input_size = %d;\n' $(( $(wc -c < "$KWS_INPUT") - in_off ))
+    printf 'extern const int8_t g_kws_int8_input[];\n'
+    printf 'constexpr unsigned int g_kws_int8_expected_size = %d;\n' $(( $(wc -c < "$KWS_REF") - ref_off ))
+    printf 'extern const int8_t g_kws_int8_expected[];\n'
+  } > "$mdir/kws_int8_io_data.h"
+  {
+    printf '#include <cstdint>\n\n#include "tensorflow/lite/micro/examples/memory_footprint/models/kws_int8_io_data.h"\n\n'
+    printf 'alignas(16) const int8_t g_kws_int8_input[] = {'
+    int8s "$KWS_INPUT" "$in_off"
+    printf '};\nconst int8_t g_kws_int8_expected[] = {'
+    int8s "$KWS_REF" "$ref_off"
+    printf '};\n'
+  } > "$mdir/kws_int8_io_data.cc"
+fi
+
 # --- source lists (as tools/make/sources.inc + cortex_m_generic) ------------
 cd "$TFLM_DIR"
 M=tensorflow/lite/micro
@@ -105,15 +188,25 @@ done < <(find tensorflow -type d \( -path tensorflow/lite/experimental -o -path 
 # kernels/kernel_util.cc is archived anyway (with the Makefile's kernel flag
 # -O2), in case a TFLM version calls it from framework code.
 kernel_srcs=($M/kernels/kernel_util.cc)
+# The keyword program's kernels: TFLM's reference kernels (OPTIMIZED_KERNEL_DIR
+# empty, the Makefile's default) for the five ops, i.e. the members of
+# MICROLITE_CC_KERNEL_SRCS that its link takes from a full kernel archive.
+# Without CMSIS_NN/XTENSA, Register_<OP>_INT8() is an inline alias of the
+# generic Register_<OP>() (kernels/conv.h etc.).
+kws_kernel_srcs=()
+for k in conv conv_common depthwise_conv depthwise_conv_common pooling pooling_common \
+         fully_connected fully_connected_common softmax softmax_common kernel_util; do
+  kws_kernel_srcs+=("$M/kernels/$k.cc")
+done
 
 # --- flags (tools/make/Makefile + targets/cortex_m_generic_makefile.inc) ----
 ARCH="-mcpu=cortex-m4 -mfpu=fpv4-sp-d16 -mthumb -mfloat-abi=hard -mlittle-endian"
 COMMON="-fno-unwind-tables -fno-asynchronous-unwind-tables -ffunction-sections -fdata-sections
   -fmessage-length=0 -DTF_LITE_STATIC_MEMORY -DTF_LITE_DISABLE_X86_NEON
   -fno-rtti -fno-exceptions -fno-threadsafe-statics -std=c++17
-  -DTF_LITE_MCU_DEBUG_LOG -fomit-frame-pointer -DCPU_M4=1 -funsigned-char
+  -DKERNELS_OPTIMIZED_FOR_SPEED -DTF_LITE_MCU_DEBUG_LOG -fomit-frame-pointer -DCPU_M4=1 -funsigned-char
   -Wno-type-limits"
-INCS="-I. -I$fb/include -I$GEMMLOWP_DIR -I$gen"
+INCS="-I. -I$fb/include -I$GEMMLOWP_DIR -I$gen${RUY_DIR:+ -I$RUY_DIR}"
 LDFLAGS="--specs=nano.specs --specs=nosys.specs -Wl,--gc-sections"
 
 compile() {  # compile SRC OBJ OPT FLAGS...
@@ -161,18 +254,53 @@ for bt in $BUILD_TYPES; do
       $CXX $ARCH -Os $L "$d/main/$p.o" $extra -L"$d" -ltensorflow-microlite -lm $LDFLAGS \
         -Wl,-Map="$d/bin/$p.map" -o "$d/bin/${p}_memory_footprint.elf"
     done
-    results+=("$bt $lto $d")
+    # the keyword program: one per kernel optimization level, the kernels in
+    # their own archive, searched before the framework library
+    kws_programs=()
+    if [ -n "$KERNEL_OPTS" ]; then
+      compile "$here/keyword_footprint.cc" "$d/main/keyword.o" -Os $flags
+      compile "$mdir/kws_int8_model_data.cc" "$d/main/kws_model.o" -Os $flags
+      compile "$mdir/kws_int8_io_data.cc" "$d/main/kws_io.o" -Os $flags
+      for ko in $KERNEL_OPTS; do
+        kd="$d/kobj${ko}"
+        for s in "${kws_kernel_srcs[@]}"; do echo "$s $kd/${s%.*}.o $ko"; done \
+          | FLAGS="$flags" xargs -P "$JOBS" -L 1 bash -c 'compile "$0" "$1" "$2" $FLAGS'
+        $AR -rcs "$d/libkws-kernels${ko}.a" $(find "$kd" -name '*.o' | sort)
+        p="keyword${ko}"
+        $CXX $ARCH -Os $L "$d/main/keyword.o" "$d/main/kws_model.o" "$d/main/kws_io.o" \
+          -L"$d" -lkws-kernels${ko} -ltensorflow-microlite -lm $LDFLAGS \
+          -Wl,-Map="$d/bin/$p.map" -o "$d/bin/${p}_memory_footprint.elf"
+        kws_programs+=("$p")
+      done
+    fi
+    # optional: the same program printing its scores, run under QEMU
+    if [ "$QEMU" = 1 ] && [ -n "$KERNEL_OPTS" ] && [ "$bt $lto" = "release nolto" ]; then
+      ko=${KERNEL_OPTS%% *}
+      compile "$here/keyword_footprint.cc" "$d/main/keyword_print.o" -Os $flags -DKWS_PRINT
+      compile "$here/qemu_start.c" "$d/main/qemu_start.o" -Os $flags
+      q="$d/bin/keyword${ko}_qemu.elf"
+      $CXX $ARCH -Os "$d/main/qemu_start.o" "$d/main/keyword_print.o" "$d/main/kws_model.o" \
+        "$d/main/kws_io.o" -L"$d" -lkws-kernels${ko} -ltensorflow-microlite -lm \
+        --specs=nano.specs --specs=rdimon.specs -Wl,--gc-sections \
+        -Wl,--undefined=qemu_vectors -Wl,--section-start=.qemu_vectors=0 -o "$q"
+      echo "== running $(basename "$q") under QEMU (mps2-an386, Cortex-M4)"
+      timeout 300 "${QEMU_SYSTEM_ARM:-qemu-system-arm}" -machine mps2-an386 -cpu cortex-m4 \
+        -semihosting-config enable=on,target=native -nographic -monitor none \
+        -kernel "$q" | tee "$d/bin/qemu.log"
+      grep -qx MATCH "$d/bin/qemu.log" || { echo "QEMU run: output differs or run failed"; exit 1; }
+    fi
+    results+=("$bt $lto $d ${kws_programs[*]}")
   done
 done
 
 # --- report ----------------------------------------------------------------
 sec() { $SIZE -A "$1" | awk -v s="$2" '$1==s {print $2; f=1} END {if (!f) print 0}'; }
 for r in "${results[@]}"; do
-  set -- $r; d=$3
+  set -- $r; d=$3; kws=("${@:4}")
   echo
   echo "### BUILD_TYPE=$1, $2"
   printf '%-34s %8s %8s %8s %8s\n' program .text .rodata .data .bss
-  for p in baseline interpreter plain; do
+  for p in baseline interpreter plain "${kws[@]}"; do
     e="$d/bin/${p}_memory_footprint.elf"
     printf '%-34s %8d %8d %8d %8d\n' "${p}_memory_footprint" \
       "$(sec "$e" .text)" "$(sec "$e" .rodata)" "$(sec "$e" .data)" "$(sec "$e" .bss)"
@@ -185,10 +313,24 @@ for r in "${results[@]}"; do
     printf '%-34s %8d %8d   (text+rodata %d)\n' "framework ($p - baseline)" "$dt" "$dr" $((dt + dr))
   done
   echo "(.rodata of both interpreter programs includes the $(wc -c < "$tfl")-byte model flatbuffer)"
+  for p in "${kws[@]}"; do
+    e="$d/bin/${p}_memory_footprint.elf"
+    dt=$(( $(sec "$e" .text) - $(sec "$b" .text) ))
+    dr=$(( $(sec "$e" .rodata) - $(sec "$b" .rodata) ))
+    printf '%-34s %8d %8d   (text+rodata %d; .rodata without the model %d; text+rodata without it %d)\n' \
+      "$p - baseline" "$dt" "$dr" $((dt + dr)) $((dr - kws_model_size)) $((dt + dr - kws_model_size))
+  done
+  if [ ${#kws[@]} -gt 0 ]; then
+    echo "(.rodata of the keyword programs includes the $kws_model_size-byte model, the $(( $(wc -c < "$KWS_INPUT") - in_off ))-byte input and the $(( $(wc -c < "$KWS_REF") - ref_off ))-byte expected output)"
+  fi
   echo "Berkeley:"
   $SIZE "$d"/bin/*.elf | sed "s|$d/bin/||"
   if [ "${TOP:-0}" -gt 0 ]; then
     echo "largest symbols of interpreter_memory_footprint.elf (address size type name):"
     $NM -C -S --size-sort "$d/bin/interpreter_memory_footprint.elf" | tail -n "$TOP" | tac
+    for p in "${kws[@]}"; do
+      echo "largest symbols of ${p}_memory_footprint.elf (address size type name):"
+      $NM -C -S --size-sort "$d/bin/${p}_memory_footprint.elf" | tail -n "$TOP" | tac
+    done
   fi
 done
