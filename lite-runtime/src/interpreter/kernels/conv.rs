@@ -43,7 +43,7 @@ pub static DEPTHWISE_CONV_2D: Kernel = Kernel {
 };
 
 /// CONV_2D for int8 models only (as TensorFlow Lite Micro's `Register_CONV_2D_INT8`): it
-/// links the int8 body alone, not the float32 and 16x8 ones (8.3 KB less Cortex-M4 flash
+/// links the int8 body alone, not the float32 and 16x8 ones (11.1 KB less Cortex-M4 flash
 /// with [`DEPTHWISE_CONV_2D_INT8`]). Other types stop set-up with
 /// [`KernelError::Unsupported`].
 pub static CONV_2D_INT8: Kernel = Kernel {
