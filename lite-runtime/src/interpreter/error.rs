@@ -206,6 +206,16 @@ impl InterpreterError {
         }
     }
 
+    /// At an operator whose op is not known (or not one of the schema's).
+    pub(crate) const fn at_operator(kind: ErrorKind, operator: usize) -> Self {
+        Self {
+            kind,
+            operator: Some(operator),
+            op: None,
+            tensor: None,
+        }
+    }
+
     pub(crate) const fn at_tensor(kind: ErrorKind, tensor: usize) -> Self {
         Self {
             kind,

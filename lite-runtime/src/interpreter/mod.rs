@@ -410,12 +410,10 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         self.kernels
             .get(usize::from(rec.kernel))
             .copied()
-            .ok_or(InterpreterError {
-                kind: ErrorKind::UnknownOp { code: -1 },
-                operator: Some(j),
-                op: None,
-                tensor: None,
-            })
+            .ok_or(InterpreterError::at_operator(
+                ErrorKind::UnknownOp { code: -1 },
+                j,
+            ))
     }
 
     /// Bytes of the caller's region in use (alignment padding of its start included).

@@ -233,12 +233,10 @@ pub(crate) fn kernel_for(
             j,
             BuiltinOperator::Custom,
         )),
-        Op::Other(code) => Err(InterpreterError {
-            kind: ErrorKind::UnknownOp { code },
-            operator: Some(j),
-            op: None,
-            tensor: None,
-        }),
+        Op::Other(code) => Err(InterpreterError::at_operator(
+            ErrorKind::UnknownOp { code },
+            j,
+        )),
     }
 }
 
@@ -285,19 +283,16 @@ pub(crate) fn measure(
     for (j, op) in graph.operators().iter().enumerate() {
         let (n_in, n_out) = (op.inputs().len(), op.outputs().len());
         if n_in > MAX_INPUTS || n_out > MAX_OUTPUTS {
-            return Err(InterpreterError {
-                kind: ErrorKind::TooManyOperands {
-                    count: n_in.max(n_out),
-                    limit: if n_in > MAX_INPUTS {
-                        MAX_INPUTS
-                    } else {
-                        MAX_OUTPUTS
-                    },
-                },
-                operator: Some(j),
-                op: None,
-                tensor: None,
-            });
+            let limit = if n_in > MAX_INPUTS {
+                MAX_INPUTS
+            } else {
+                MAX_OUTPUTS
+            };
+            let kind = ErrorKind::TooManyOperands {
+                count: n_in.max(n_out),
+                limit,
+            };
+            return Err(InterpreterError::at_operator(kind, j));
         }
         operands = operands
             .checked_add(op.inputs().len() + op.outputs().len())

@@ -345,9 +345,7 @@ pub(super) fn eval<const WIDE: bool>(ctx: &mut Eval<'_>) -> Result<(), KernelErr
     };
     let acc32 = p.acc32 != 0;
     if !WIDE && p.wide != 0 {
-        return Err(KernelError::Unsupported {
-            what: "16x8 in an int8-only registration",
-        });
+        return Err(super::super::NOT_INT8);
     }
     if p.wide == 0 {
         let input = ctx.input::<i8>(0)?.get(..batches * depth).ok_or(short)?;

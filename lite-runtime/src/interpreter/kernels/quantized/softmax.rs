@@ -198,11 +198,7 @@ pub(crate) fn eval<const I16: bool>(ctx: &mut Eval<'_>) -> Result<(), KernelErro
                 softmax_i8_row(&p, x, y, 16, |v| v as i16);
             }
         }
-        _ if !I16 => {
-            return Err(KernelError::Unsupported {
-                what: "int16 in an int8-only registration",
-            });
-        }
+        _ if !I16 => return Err(super::super::NOT_INT8),
         _ => {
             let block = ctx.persistent();
             let all = block
