@@ -22,7 +22,7 @@ use super::error::{ErrorKind, InterpreterError};
 use super::kernel::{Kernel, MAX_INPUTS, MAX_OUTPUTS, Prepare, Requests};
 use super::record::{MAX_DIMS, OpRecord, PARAMS_BYTES, Place, Shape, TensorRecord};
 use super::resolver::OpResolver;
-use crate::model::{BuiltinOperator, Model, Op, Subgraph, Tensor, TensorType};
+use crate::model::{BuiltinOperator, Model, Operator, Subgraph, Tensor, TensorType};
 
 /// Every buffer in the data region starts on this boundary.
 pub(crate) const ALIGN: usize = 16;
@@ -159,13 +159,13 @@ pub(crate) fn has_densify(graph: &Subgraph<'_>) -> bool {
         && graph
             .operators()
             .iter()
-            .any(|op| op.op() == Op::Builtin(BuiltinOperator::Densify))
+            .any(|op| op.builtin() == Some(BuiltinOperator::Densify))
 }
 
 /// The sparse constant that DENSIFY operator `j` reads, if it is one (a constant with
 /// sparsity parameters).
-fn densify_source<'m>(graph: &Subgraph<'m>, op: &crate::model::Operator<'m>) -> Option<Tensor<'m>> {
-    if op.op() != Op::Builtin(BuiltinOperator::Densify) {
+fn densify_source<'m>(graph: &Subgraph<'m>, op: &Operator<'m>) -> Option<Tensor<'m>> {
+    if op.builtin() != Some(BuiltinOperator::Densify) {
         return None;
     }
     let src = graph.tensor(op.inputs().get(0)??)?;
@@ -201,7 +201,7 @@ pub(crate) fn folded(graph: &Subgraph<'_>, t: usize) -> bool {
         match reads {
             None => true,
             Some(_) => {
-                op.op() == Op::Builtin(BuiltinOperator::FullyConnected)
+                op.builtin() == Some(BuiltinOperator::FullyConnected)
                     && op
                         .inputs()
                         .iter()
@@ -222,19 +222,21 @@ pub(crate) fn kernel_for(
         .operators()
         .get(j)
         .ok_or(InterpreterError::new(ErrorKind::NoSubgraph))?;
-    match op.op() {
-        Op::Builtin(b) => resolver.find(b).ok_or(InterpreterError::at_op(
-            ErrorKind::UnregisteredOp { op: b },
-            j,
-            b,
-        )),
-        Op::Custom(_) => Err(InterpreterError::at_op(
+    match op.builtin() {
+        Some(BuiltinOperator::Custom) => Err(InterpreterError::at_op(
             ErrorKind::CustomOp,
             j,
             BuiltinOperator::Custom,
         )),
-        Op::Other(code) => Err(InterpreterError::at_operator(
-            ErrorKind::UnknownOp { code },
+        Some(b) => resolver.find(b).ok_or(InterpreterError::at_op(
+            ErrorKind::UnregisteredOp { op: b },
+            j,
+            b,
+        )),
+        None => Err(InterpreterError::at_operator(
+            ErrorKind::UnknownOp {
+                code: op.code().builtin_code(),
+            },
             j,
         )),
     }

@@ -125,6 +125,13 @@ impl<'a> Operator<'a> {
         self.code().op()
     }
 
+    /// The builtin op (`Custom` for a custom op, `None` for an op newer than the schema),
+    /// read without decoding a custom op's name as [`Operator::op`] does: set-up and the
+    /// options never read the name, and its UTF-8 check costs 268 bytes of firmware flash.
+    pub(crate) fn builtin(&self) -> Option<BuiltinOperator> {
+        BuiltinOperator::from_code(self.code().builtin_code())
+    }
+
     /// Input tensor indices (`None`: an optional input left out).
     #[must_use]
     pub fn inputs(&self) -> TensorIndices<'a> {
@@ -164,8 +171,7 @@ impl<'a> Operator<'a> {
         let table = self.t.table(buf, slot::OPTIONS);
         let stored = self.options_type();
         let type_id = if stored == 0 || table.is_none() {
-            self.op()
-                .builtin()
+            self.builtin()
                 .and_then(options::options_type_of)
                 .unwrap_or(0)
         } else {
