@@ -18,6 +18,7 @@ use std::{env, fs, path::PathBuf};
 use tessera_core::plan::{Lifetime, PlanBuffer};
 use tessera_lite::ctr::Predictor;
 use tessera_lite::interpreter::{Interpreter, Options};
+use tessera_lite::model::Seal;
 
 fn main() {
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
@@ -94,7 +95,8 @@ fn kws_expected(out: &std::path::Path) -> String {
     fs::write(out.join("kws_in.bin"), input).expect("OUT_DIR is writable");
     let expected_file = fs::read(format!("{dir}/kws_int8.ref_out0.npy")).expect("kws ref");
     let expected = npy_data(&expected_file);
-    let model = kws::model().expect("kws_int8 loads");
+    let model = kws::checked_model().expect("kws_int8 loads");
+    let seal = Seal::of(kws::bytes()).expect("kws_int8 loads");
     let arena =
         Interpreter::required(&model, &kws::ops(), &Options::default()).expect("kws_int8 sets up");
     let values: Vec<String> = expected.iter().map(|&b| (b as i8).to_string()).collect();
@@ -104,7 +106,10 @@ fn kws_expected(out: &std::path::Path) -> String {
          /// The keyword-spotting network's arena (`Interpreter::required`, on the host).\n\
          pub const KWS_ARENA_BYTES: usize = {arena};\n\
          /// LiteRT's `BUILTIN_REF` output for the bundled input (`kws_int8.ref_out0.npy`).\n\
-         pub const KWS_EXPECTED: [i8; {}] = [{}];\n",
+         pub const KWS_EXPECTED: [i8; {}] = [{}];\n\
+         /// The network's seal: it passed `Model::load` here, on the host.\n\
+         #[allow(dead_code)] // read only by the variants that load it sealed\n\
+         pub const KWS_SEAL: tessera_lite::model::Seal = tessera_lite::model::{seal};\n",
         input.len(),
         values.len(),
         values.join(", ")

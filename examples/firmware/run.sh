@@ -10,6 +10,9 @@
 #     defmt      + defmt over semihosting, decoded on the host by defmt-print
 #     framework  only the loader, planner and interpreter, no kernel (for its size)
 #     keyword    the framework and the KWS network's five kernels alone (for their size)
+#     framework-sealed, keyword-sealed
+#                the same with the model loaded by its seal (made by build.rs on the host):
+#                no verifier linked
 #     baseline   no tessera: the runtime alone, what framework and keyword are measured from
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -20,7 +23,13 @@ case "$variant" in
   heap | defmt) features=(--features "$variant") ;;
   # Only what they measure: no CTR job, no model parts the KWS network does not use.
   framework | keyword | baseline) features=(--no-default-features --features "$variant") ;;
-  *) echo "unknown variant '$variant' (known: noheap heap defmt framework keyword baseline)" >&2; exit 2 ;;
+  framework-sealed | keyword-sealed)
+    features=(--no-default-features --features "${variant%-sealed},sealed") ;;
+  *)
+    echo "unknown variant '$variant' (known: noheap heap defmt framework keyword" \
+      "framework-sealed keyword-sealed baseline)" >&2
+    exit 2
+    ;;
 esac
 
 rustup target add thumbv7em-none-eabihf >/dev/null 2>&1 || true

@@ -18,29 +18,28 @@ sections() { # VARIANT -> "text rodata data bss"
 
 echo "| variant | .text | .rodata | .data | .bss |"
 echo "| --- | ---: | ---: | ---: | ---: |"
-for variant in noheap heap defmt baseline keyword framework; do
+for variant in noheap heap defmt baseline keyword-sealed framework-sealed keyword framework; do
   case "$variant" in
     noheap) features=() ;;
     heap | defmt) features=(--features "$variant") ;;
+    *-sealed) features=(--no-default-features --features "${variant%-sealed},sealed") ;;
     *) features=(--no-default-features --features "$variant") ;;
   esac
   cargo build --release --quiet "${features[@]}"
   read -r t r d b < <(sections)
   echo "| \`$variant\` | $t | $r | $d | $b |"
-  eval "${variant}_text=$t ${variant}_rodata=$r"
+  eval "${variant//-/_}_text=$t ${variant//-/_}_rodata=$r"
 done
 
 # shellcheck disable=SC2154 # set by eval above
 {
-  text=$((framework_text - baseline_text))
-  rodata=$((framework_rodata - baseline_rodata - model_bytes))
   echo
-  echo "framework - baseline: .text $text, .rodata $rodata (the model's $model_bytes bytes" \
-    "left out), flash $((text + rodata))"
-  text=$((keyword_text - baseline_text))
-  rodata=$((keyword_rodata - baseline_rodata - model_bytes))
-  echo "keyword - baseline: .text $text, .rodata $rodata (the model's $model_bytes bytes" \
-    "left out, its 490-byte input in), flash $((text + rodata))"
+  echo "minus baseline (the model's $model_bytes bytes left out of .rodata; keyword's" \
+    "490-byte input in):"
+  for v in framework framework_sealed keyword keyword_sealed; do
+    eval "text=\$((${v}_text - baseline_text)) rodata=\$((${v}_rodata - baseline_rodata - model_bytes))"
+    echo "  ${v//_/-}: .text $text, .rodata $rodata, flash $((text + rodata))"
+  done
 }
 
 # The framework variant was built last. Its flash by symbol (`nm -t d`: decimal sizes).

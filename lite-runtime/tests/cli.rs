@@ -1,6 +1,7 @@
 //! The `tessera` program: the data-path run without arguments, the strings demo, and
-//! `tessera dataset` on the fixtures of `tests/fixtures/data`.
+//! `tessera dataset` on the fixtures of `tests/fixtures/data`, `tessera model inspect`.
 
+use std::path::Path;
 use std::process::Output;
 
 #[path = "support/cli.rs"]
@@ -102,4 +103,18 @@ fn convert_writes_the_norm_file() {
     let written = std::fs::read(&out).unwrap();
     let _ = std::fs::remove_file(&out);
     assert_eq!(written, std::fs::read(fixture("norm_sum.data")).unwrap());
+}
+
+#[test]
+fn model_inspect_prints_the_seal() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/models/kws_int8.tflite");
+    let o = tessera(&["model", "inspect", path.to_str().unwrap()]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}");
+    // Size and CRC-32 as Python's `len` and `zlib.crc32` give them for the file.
+    assert!(
+        out.contains("seal: Seal::from_parts(10560, 0x7c2e9c77) ("),
+        "{out}"
+    );
 }

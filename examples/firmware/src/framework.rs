@@ -2,7 +2,8 @@
 //! registered, so that its size is the framework's alone. It loads the keyword-spotting
 //! network and sets it up; with no kernel, set-up must stop at operator 0 (CONV_2D) with
 //! "no kernel registered", which is what it checks. Nothing is formatted with `Display`,
-//! so no error text is linked.
+//! so no error text is linked. With `sealed` the model is recognised by its seal rather than
+//! checked, so the verifier is left out too.
 
 use tessera_lite::interpreter::{ErrorKind, Interpreter, MutableOpResolver, Options};
 

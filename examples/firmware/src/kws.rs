@@ -19,9 +19,21 @@ pub fn bytes() -> &'static [u8] {
     &MODEL_BYTES.0
 }
 
-/// The model, checked.
-pub fn model() -> Result<Model<'static>, ModelError> {
+/// The model, checked in full (on the host, by `build.rs`; on the device without `sealed`).
+pub fn checked_model() -> Result<Model<'static>, ModelError> {
     Model::load(bytes())
+}
+
+/// The model as the firmware loads it. With `sealed`, recognised by the seal `build.rs` made
+/// when it checked the same bytes on the host (their length and CRC-32), not walked again:
+/// nothing links the verifier. Without it, checked in full at every start.
+#[cfg(target_os = "none")]
+pub fn model() -> Result<Model<'static>, ModelError> {
+    if cfg!(feature = "sealed") {
+        Model::load_sealed(bytes(), &crate::expected::KWS_SEAL)
+    } else {
+        checked_model()
+    }
 }
 
 /// The five kernels the network needs: the other kernels are not linked.

@@ -17,7 +17,10 @@
 //! - `baseline`: none of tessera, only the runtime and one printed line, the size that
 //!   `framework` and `keyword` are measured from (as TensorFlow Lite Micro measures its own).
 //!
-//! The last three are "size-only" variants (`cfg(size_only)`, set by `build.rs`).
+//! The last three are "size-only" variants (`cfg(size_only)`, set by `build.rs`). The
+//! `sealed` feature (on in `app`; `framework-sealed` and `keyword-sealed` with `run.sh`) loads
+//! the keyword-spotting network by the seal `build.rs` made on the host
+//! (`Model::load_sealed`), so that nothing links the verifier for it.
 #![no_std]
 #![no_main]
 

@@ -5,6 +5,8 @@ use core::fmt;
 
 use tessera_core::strings::StringTensorError;
 
+use super::seal::Seal;
+
 /// The part of the model an error is in: the indices known when it was found.
 ///
 /// `None` means "not inside one": an error in the model's buffer list names a buffer but no
@@ -220,6 +222,14 @@ pub enum ErrorKind {
         /// The cargo feature that reads it.
         feature: &'static str,
     },
+    /// The bytes given to [`Model::load_sealed`](super::Model::load_sealed) are not the
+    /// model its [`Seal`] was made for: another size or another CRC-32.
+    NotSealed {
+        /// The seal's size and CRC-32.
+        expected: Seal,
+        /// The size and CRC-32 of the bytes given.
+        found: Seal,
+    },
 }
 
 impl fmt::Display for ErrorKind {
@@ -228,6 +238,14 @@ impl fmt::Display for ErrorKind {
             Self::Unsupported { feature } => write!(
                 f,
                 "uses {feature} tensors, which this build leaves out (tessera-lite's `{feature}` feature)"
+            ),
+            Self::NotSealed { expected, found } => write!(
+                f,
+                "{} bytes with CRC-32 0x{:08x} are not the sealed model ({} bytes, CRC-32 0x{:08x})",
+                found.size(),
+                found.crc32(),
+                expected.size(),
+                expected.crc32()
             ),
             Self::TooShort { len } => write!(
                 f,

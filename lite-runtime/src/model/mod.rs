@@ -55,6 +55,7 @@ mod ops;
 mod options;
 mod quantization;
 mod reader;
+mod seal;
 mod signature;
 mod sparsity;
 mod subgraph;
@@ -77,6 +78,7 @@ pub use options::{
     StridedSliceOptions, options_name,
 };
 pub use quantization::Quantization;
+pub use seal::Seal;
 pub use signature::{Metadata, SignatureDef, TensorMap};
 pub use sparsity::{DimensionFormat, DimensionMetadata, SparseIndices, Sparsity};
 pub use subgraph::Subgraph;
@@ -104,6 +106,39 @@ impl<'a> Model<'a> {
     /// buffer...), the schema field and the byte offset. Never panics, whatever the bytes.
     pub fn load(bytes: &'a [u8]) -> Result<Self, ModelError> {
         let (root, ctx) = verify::verify(bytes)?;
+        Ok(Self { ctx, root })
+    }
+
+    /// Wraps `bytes` if they are the model `seal` was made for (the same size and CRC-32),
+    /// without walking them again: [`Seal::of`] checked them in full when it made the seal,
+    /// ahead of time. For firmware that carries its model: the verifier (about 10 KB of a
+    /// Cortex-M4F image) is not linked when nothing calls [`Model::load`].
+    ///
+    /// A seal recognises bytes; it does not authenticate them (see [`Seal`]). Load files and
+    /// anything received with [`Model::load`].
+    ///
+    /// # Errors
+    /// [`ErrorKind::NotSealed`], with both lengths and CRCs, for any other bytes.
+    pub fn load_sealed(bytes: &'a [u8], seal: &Seal) -> Result<Self, ModelError> {
+        let found = Seal::fingerprint(bytes);
+        if found != *seal {
+            return Err(ModelError {
+                kind: ErrorKind::NotSealed {
+                    expected: *seal,
+                    found,
+                },
+                location: Location::default(),
+                field: "file",
+                offset: 0,
+            });
+        }
+        // The same bytes as passed `load`: every read below is one it checked.
+        let root = Table::at(bytes, reader::follow(bytes, 0));
+        let ctx = Ctx {
+            buf: bytes,
+            buffers: root.vector(bytes, slot::BUFFERS),
+            opcodes: root.vector(bytes, slot::OPERATOR_CODES),
+        };
         Ok(Self { ctx, root })
     }
 

@@ -54,7 +54,7 @@ pub(crate) fn u64_at(buf: &[u8], pos: usize) -> u64 {
 
 /// Follows the `uoffset` stored at `pos` (relative to `pos` itself); `pos` when it cannot.
 #[inline]
-fn follow(buf: &[u8], pos: usize) -> usize {
+pub(crate) fn follow(buf: &[u8], pos: usize) -> usize {
     pos.checked_add(u32_at(buf, pos) as usize).unwrap_or(pos)
 }
 

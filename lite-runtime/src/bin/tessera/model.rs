@@ -1,7 +1,8 @@
 //! `tessera model inspect|run|bench`: TensorFlow Lite models through tessera's loader and
 //! interpreter.
 //!
-//! - `inspect MODEL`: the model as a person reading it wants it, and the arena it needs.
+//! - `inspect MODEL`: the model as a person reading it wants it, the arena it needs, and its
+//!   seal (for firmware that loads it with `Model::load_sealed`).
 //! - `run MODEL [--input I=FILE]... [--output-dir DIR]`: runs it on `.npy` inputs (`I` an
 //!   input's position or name), writes `DIR/out{j}.npy`, prints a summary.
 //! - `bench MODEL [--input I=FILE]... [--seconds S]`: microseconds per invoke (median).
@@ -15,7 +16,7 @@ use std::time::{Duration, Instant};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use tessera_lite::dataset::MemoryBudget;
 use tessera_lite::interpreter::{AllOps, Interpreter, Options};
-use tessera_lite::model::{Model, TensorType};
+use tessera_lite::model::{Model, Seal, TensorType};
 use tessera_lite::npy::{Npy, NpyType};
 
 use crate::failure::Failure;
@@ -47,7 +48,10 @@ pub fn command() -> Command {
         .subcommand_required(true)
         .subcommand(
             Command::new("inspect")
-                .about("Prints the model: subgraphs, tensors, operators, signatures, the arena")
+                .about(
+                    "Prints the model: subgraphs, tensors, operators, signatures, the arena, \
+                     its seal",
+                )
                 .arg(model()),
         )
         .subcommand(
@@ -163,6 +167,12 @@ fn inspect(path: &Path, out: &mut Out) -> Result<(), Failure> {
         Ok(n) => writeln!(out, "arena: {n} bytes")?,
         Err(e) => writeln!(out, "arena: not available ({e})")?,
     }
+    // It loaded, so it is sealed as it is: `Seal::of` would check it again.
+    let seal = Seal::of(bytes.bytes()).map_err(|e| Failure::file(path, e))?;
+    writeln!(
+        out,
+        "seal: {seal} (`Model::load_sealed` recognises these bytes without checking them again)"
+    )?;
     Ok(())
 }
 

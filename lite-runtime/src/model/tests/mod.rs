@@ -3,6 +3,6 @@
 mod add_options;
 pub(crate) mod builder;
 mod malformed;
-mod props;
+pub(crate) mod props;
 pub(crate) mod sample;
 mod views;
