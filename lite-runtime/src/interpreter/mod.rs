@@ -58,6 +58,7 @@ use tessera_core::tensor::{Element, TensorView, TensorViewMut};
 use zerocopy::{FromBytes, FromZeros, TryFromBytes};
 
 use crate::model::{Model, Subgraph, TensorType};
+use kernel::Requests;
 use record::{OpRecord, Place, TensorRecord};
 use setup::{ALIGN, Measure};
 
@@ -170,7 +171,7 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         plan: &mut [PlanBuffer],
     ) -> Result<usize, InterpreterError> {
         let graph = subgraph(model, options)?;
-        let m = setup::measure(&graph, resolver, options, plan)?;
+        let m = setup::measure(&graph, resolver, options, plan, None)?;
         m.total()
             .and_then(|t| t.checked_add(ALIGN - 1))
             .ok_or(InterpreterError::new(ErrorKind::TooLarge))
@@ -200,14 +201,14 @@ impl<'m, 'a> Interpreter<'m, 'a> {
             })
         };
 
-        // The plan's table goes at the end of the region while planning: the records are
-        // written at the start from it, and only then the persistent data, over it.
+        // The plan's table goes at the end of the region while planning (the records are
+        // written at the start as set-up measures), and only then the persistent data, over it.
         let entries = graph
             .tensors()
             .len()
             .checked_add(graph.operators().len())
             .ok_or(InterpreterError::new(ErrorKind::TooLarge))?;
-        let header = Self::header_bytes(&graph)?;
+        let (header, operand_count) = Self::header_bytes(&graph)?;
         let table_bytes = entries
             .checked_mul(size_of::<PlanBuffer>())
             .ok_or(InterpreterError::new(ErrorKind::TooLarge))?;
@@ -226,7 +227,20 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         let (head, rest) = region.split_at_mut(table_at);
         let plan = <[PlanBuffer]>::mut_from_bytes(&mut rest[..table_bytes])
             .map_err(|_| InterpreterError::new(ErrorKind::TooLarge))?;
-        let m = setup::measure(&graph, resolver, options, plan)?;
+        // The records at the start, written as set-up measures.
+        let tensors = graph.tensors().len() * size_of::<TensorRecord>();
+        let ops = graph.operators().len() * size_of::<OpRecord>();
+        let (records, ops_and_operands) = head.split_at_mut(tensors);
+        let (op_records, operands) = ops_and_operands.split_at_mut(ops);
+        let too_large = InterpreterError::new(ErrorKind::TooLarge);
+        let tables = setup::Tables {
+            records: <[TensorRecord]>::mut_from_bytes(records).map_err(|_| too_large)?,
+            ops: <[OpRecord]>::mut_from_bytes(op_records).map_err(|_| too_large)?,
+            operands: <[i32]>::mut_from_bytes(&mut operands[..operand_count * 4])
+                .map_err(|_| too_large)?,
+            model: model.bytes(),
+        };
+        let m = setup::measure(&graph, resolver, options, plan, Some(tables))?;
         let total = m
             .total()
             .ok_or(InterpreterError::new(ErrorKind::TooLarge))?;
@@ -234,22 +248,6 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         if total > region_len {
             return Err(too_small(total));
         }
-        let (records, ops_and_operands) = head.split_at_mut(m.tensors * size_of::<TensorRecord>());
-        let (op_records, operands) = ops_and_operands.split_at_mut(m.ops * size_of::<OpRecord>());
-        let records = <[TensorRecord]>::mut_from_bytes(records)
-            .map_err(|_| InterpreterError::new(ErrorKind::TooLarge))?;
-        let op_records = <[OpRecord]>::mut_from_bytes(op_records)
-            .map_err(|_| InterpreterError::new(ErrorKind::TooLarge))?;
-        let operands = <[i32]>::mut_from_bytes(&mut operands[..m.operands * 4])
-            .map_err(|_| InterpreterError::new(ErrorKind::TooLarge))?;
-        let plan = <[PlanBuffer]>::ref_from_bytes(&rest[..table_bytes])
-            .map_err(|_| InterpreterError::new(ErrorKind::TooLarge))?;
-        let tables = setup::Tables {
-            records,
-            ops: op_records,
-            operands,
-        };
-        setup::write_tables(&model, &graph, resolver, options, &m, plan, tables)?;
         let (header, data) = region.split_at_mut(m.data);
         let (data, _) = data.split_at_mut(total - m.data);
         // The plan's table lay here: start every tensor at zero (inputs not set read as
@@ -275,16 +273,18 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         Ok(this)
     }
 
-    /// Bytes of the records and operand table (the data region's start).
-    fn header_bytes(graph: &Subgraph<'_>) -> Result<usize, InterpreterError> {
+    /// Bytes of the records and operand table (the data region's start), and the operand
+    /// table's entries.
+    fn header_bytes(graph: &Subgraph<'_>) -> Result<(usize, usize), InterpreterError> {
         let mut operands = 0usize;
         for o in graph.operators().iter() {
             operands = operands
                 .checked_add(o.inputs().len() + o.outputs().len())
                 .ok_or(InterpreterError::new(ErrorKind::TooLarge))?;
         }
-        Measure::header(graph.tensors().len(), graph.operators().len(), operands)
-            .ok_or(InterpreterError::new(ErrorKind::TooLarge))
+        let header = Measure::header(graph.tensors().len(), graph.operators().len(), operands)
+            .ok_or(InterpreterError::new(ErrorKind::TooLarge))?;
+        Ok((header, operands))
     }
 
     fn records(&self) -> &[TensorRecord] {
@@ -366,7 +366,12 @@ impl<'m, 'a> Interpreter<'m, 'a> {
             let rec = self.op_record(j);
             let kernel = self.kernel(j, &rec)?;
             let Some(init) = kernel.init else { continue };
-            let requests = setup::prepare(&self.graph, kernel, j)?;
+            // What `prepare` asked for, as set-up recorded it.
+            let requests = Requests {
+                params: rec.params,
+                persistent: rec.persistent_bytes as usize,
+                scratch: rec.scratch_bytes as usize,
+            };
             let graph = self.graph;
             let shapes = |i: usize| {
                 let t = graph.tensor(i)?;

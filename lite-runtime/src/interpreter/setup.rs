@@ -1,7 +1,6 @@
 //! Setting a model up: what each tensor needs and where it goes, the kernels' requests, and
-//! the plan. [`measure`] does everything that needs no arena (it also serves
-//! [`Interpreter::required`](super::Interpreter::required)); [`write_tables`] then writes the
-//! records into the arena.
+//! the plan. [`measure`] does it all in one pass; given the arena's tables it also writes the
+//! records (without, it serves [`Interpreter::required`](super::Interpreter::required)).
 //!
 //! The arena, from its 16-byte aligned start:
 //!
@@ -22,7 +21,7 @@ use super::error::{ErrorKind, InterpreterError};
 use super::kernel::{Kernel, MAX_INPUTS, MAX_OUTPUTS, Prepare, Requests};
 use super::record::{MAX_DIMS, OpRecord, PARAMS_BYTES, Place, Shape, TensorRecord};
 use super::resolver::OpResolver;
-use crate::model::{BuiltinOperator, Model, Operator, Subgraph, Tensor, TensorType};
+use crate::model::{BuiltinOperator, Operator, Subgraph, Tensor, TensorType};
 
 /// Every buffer in the data region starts on this boundary.
 pub(crate) const ALIGN: usize = 16;
@@ -272,12 +271,14 @@ pub(crate) fn prepare(
 }
 
 /// Measures the arena and plans it, with `plan` as the plan's table (one entry per tensor,
-/// then one per operator's scratch: `tensors + ops` entries).
+/// then one per operator's scratch: `tensors + ops` entries). With `tables`, writes the
+/// records in the same pass: each kernel's `prepare` runs once.
 pub(crate) fn measure(
     graph: &Subgraph<'_>,
     resolver: &dyn OpResolver,
     options: &Options,
     plan: &mut [PlanBuffer],
+    mut tables: Option<Tables<'_>>,
 ) -> Result<Measure, InterpreterError> {
     let tensors = graph.tensors().len();
     let ops = graph.operators().len();
@@ -311,18 +312,22 @@ pub(crate) fn measure(
         }))?;
     let end = u32::try_from(ops).map_err(|_| TOO_LARGE)?;
 
-    // Tensors: sizes, and lifetimes from the graph's inputs and the operators' operands.
+    // Tensors: sizes, records, and lifetimes from the graph's inputs and the operators'
+    // operands. Persistent data is laid out back to back, tensors first, then operators.
     let densify = has_densify(graph);
     let mut persistent = 0usize;
     for (i, t) in graph.tensors().iter().enumerate() {
-        let (_, place, bytes) = holding(graph, densify, &t, options)?;
+        let (shape, place, bytes) = holding(graph, densify, &t, options)?;
+        let at = persistent;
         let size = if place == Place::Planned { bytes } else { 0 };
         if place == Place::Persistent {
-            persistent =
-                align_up(persistent.checked_add(bytes).ok_or(TOO_LARGE)?).ok_or(TOO_LARGE)?;
+            persistent = align_up(at.checked_add(bytes).ok_or(TOO_LARGE)?).ok_or(TOO_LARGE)?;
         }
         // Not yet seen: an empty lifetime, fixed below.
         plan[i] = PlanBuffer::new(size, ALIGN, Lifetime::new(u32::MAX, 0));
+        if let Some(tables) = tables.as_mut() {
+            tables.records[i] = tensor_record(&t, &shape, place, bytes, at, tables.model)?;
+        }
     }
     // Graph inputs are alive from the start and, as in TensorFlow Lite, to the end: they are
     // kept across invokes (unless `preserve_inputs` is off: then, as in TensorFlow Lite Micro,
@@ -367,15 +372,41 @@ pub(crate) fn measure(
         }
     }
 
-    // Operators: kernels, their parameters, persistent and scratch bytes.
-    for j in 0..ops {
-        let (_, kernel) = kernel_for(resolver, graph, j)?;
+    // Operators: kernels, their parameters, persistent and scratch bytes, operand lists.
+    let mut k = 0usize;
+    for (j, op) in graph.operators().iter().enumerate() {
+        let (index, kernel) = kernel_for(resolver, graph, j)?;
         let r = prepare(graph, kernel, j)?;
+        let at = persistent;
         if r.persistent > 0 {
-            persistent = align_up(persistent.checked_add(r.persistent).ok_or(TOO_LARGE)?)
-                .ok_or(TOO_LARGE)?;
+            persistent =
+                align_up(at.checked_add(r.persistent).ok_or(TOO_LARGE)?).ok_or(TOO_LARGE)?;
         }
         plan[tensors + j] = PlanBuffer::new(r.scratch, ALIGN, Lifetime::new(j as u32, j as u32));
+        if let Some(tables) = tables.as_mut() {
+            let start = k;
+            for i in op.inputs().iter().chain(op.outputs().iter()) {
+                // `operands` entries: counted above.
+                if let Some(slot) = tables.operands.get_mut(k) {
+                    *slot = i.map_or(-1, |i| i as i32);
+                }
+                k += 1;
+            }
+            // The offsets and sizes fit u32 once the total does (checked below); the
+            // scratch offset is set once planned.
+            tables.ops[j] = OpRecord {
+                params: r.params,
+                operands: start as u32,
+                persistent: at as u32,
+                persistent_bytes: r.persistent as u32,
+                scratch: 0,
+                scratch_bytes: r.scratch as u32,
+                kernel: u16::try_from(index).map_err(|_| TOO_LARGE)?,
+                // Both checked against MAX_INPUTS / MAX_OUTPUTS above.
+                inputs: op.inputs().len() as u8,
+                outputs: op.outputs().len() as u8,
+            };
+        }
     }
     let plan_table = align_up(
         entries
@@ -398,7 +429,51 @@ pub(crate) fn measure(
     if m.total().is_none_or(|t| u32::try_from(t).is_err()) {
         return Err(TOO_LARGE);
     }
+    // Planned buffers follow the persistent data.
+    if let Some(tables) = tables {
+        for (r, b) in tables.records.iter_mut().zip(plan.iter()) {
+            if r.place() == Place::Planned {
+                r.offset = (m.persistent + b.offset()) as u32;
+            }
+        }
+        for (o, b) in tables.ops.iter_mut().zip(&plan[tensors..]) {
+            o.scratch = (m.persistent + b.offset()) as u32;
+        }
+    }
     Ok(m)
+}
+
+/// Tensor `t`'s record: its offset `at` if persistent, in the model if read in place, 0 if
+/// planned (set once planned) or folded away.
+fn tensor_record(
+    t: &Tensor<'_>,
+    shape: &Shape,
+    place: Place,
+    bytes: usize,
+    at: usize,
+    model: &[u8],
+) -> Result<TensorRecord, InterpreterError> {
+    let mut dims = [0u32; MAX_DIMS];
+    for (d, &s) in dims.iter_mut().zip(shape.dims()) {
+        *d = u32::try_from(s).map_err(|_| TOO_LARGE)?;
+    }
+    let offset = match place {
+        Place::Persistent => at,
+        Place::Model => t
+            .data()
+            .map_or(0, |d| d.as_ptr() as usize - model.as_ptr() as usize),
+        Place::Planned | Place::None => 0,
+    };
+    Ok(TensorRecord {
+        dims,
+        // A persistent offset fits once the total does (checked at the end of `measure`).
+        offset: u32::try_from(offset).map_err(|_| TOO_LARGE)?,
+        bytes: bytes as u32,
+        rank: shape.rank() as u8,
+        dtype: t.tensor_type() as u8,
+        place: place as u8,
+        written: u8::from(t.data().is_some()),
+    })
 }
 
 /// Widens tensor `i`'s lifetime in `plan` to include `step`. Out of line: inlined at its
@@ -415,88 +490,11 @@ fn widen(plan: &mut [PlanBuffer], i: usize, step: u32) {
     }
 }
 
-/// The arena's tables, to write.
+/// The arena's tables, for [`measure`] to write.
 pub(crate) struct Tables<'t> {
     pub records: &'t mut [TensorRecord],
     pub ops: &'t mut [OpRecord],
     pub operands: &'t mut [i32],
-}
-
-/// The records, from a finished plan: tensor records with their places and offsets (planned
-/// ones from `plan`, persistent ones laid out in the same order as [`measure`] counted them),
-/// operator records with their kernels' parameters and requests, and the operand table.
-/// Returns, per operator, where its persistent bytes are (for `init`).
-pub(crate) fn write_tables(
-    model: &Model<'_>,
-    graph: &Subgraph<'_>,
-    resolver: &dyn OpResolver,
-    options: &Options,
-    m: &Measure,
-    plan: &[PlanBuffer],
-    tables: Tables<'_>,
-) -> Result<(), InterpreterError> {
-    let Tables {
-        records,
-        ops: op_records,
-        operands: operand_table,
-    } = tables;
-    let model_start = model.bytes().as_ptr() as usize;
-    let densify = has_densify(graph);
-    let mut persistent = 0usize;
-    for (i, t) in graph.tensors().iter().enumerate() {
-        let (shape, place, bytes) = holding(graph, densify, &t, options)?;
-        let mut dims = [0u32; MAX_DIMS];
-        for (d, &s) in dims.iter_mut().zip(shape.dims()) {
-            *d = u32::try_from(s).map_err(|_| TOO_LARGE)?;
-        }
-        let offset = match place {
-            Place::Planned => m.persistent + plan.get(i).map_or(0, PlanBuffer::offset),
-            Place::Persistent => {
-                let at = persistent;
-                persistent = align_up(at + bytes).ok_or(TOO_LARGE)?;
-                at
-            }
-            Place::Model => t.data().map_or(0, |d| d.as_ptr() as usize - model_start),
-            Place::None => 0,
-        };
-        let constant_written = t.data().is_some();
-        records[i] = TensorRecord {
-            dims,
-            offset: u32::try_from(offset).map_err(|_| TOO_LARGE)?,
-            bytes: bytes as u32,
-            rank: shape.rank() as u8,
-            dtype: t.tensor_type() as u8,
-            place: place as u8,
-            written: u8::from(constant_written),
-        };
-    }
-    let tensors = records.len();
-    let mut k = 0usize;
-    for (j, op) in graph.operators().iter().enumerate() {
-        let (index, kernel) = kernel_for(resolver, graph, j)?;
-        let r = prepare(graph, kernel, j)?;
-        let start = k;
-        for i in op.inputs().iter().chain(op.outputs().iter()) {
-            operand_table[k] = i.map_or(-1, |i| i as i32);
-            k += 1;
-        }
-        let at = persistent;
-        if r.persistent > 0 {
-            persistent = align_up(at + r.persistent).ok_or(TOO_LARGE)?;
-        }
-        let scratch = plan.get(tensors + j).map_or(0, PlanBuffer::offset);
-        op_records[j] = OpRecord {
-            params: r.params,
-            operands: start as u32,
-            persistent: at as u32,
-            persistent_bytes: r.persistent as u32,
-            scratch: (m.persistent + scratch) as u32,
-            scratch_bytes: r.scratch as u32,
-            kernel: u16::try_from(index).map_err(|_| TOO_LARGE)?,
-            // measure() checked both against MAX_INPUTS / MAX_OUTPUTS.
-            inputs: op.inputs().len() as u8,
-            outputs: op.outputs().len() as u8,
-        };
-    }
-    Ok(())
+    /// The model's bytes, which in-place constants' offsets count from.
+    pub model: &'t [u8],
 }
