@@ -5,6 +5,9 @@
 #   size(interpreter_memory_footprint) - size(baseline_memory_footprint)
 # and the size of a program running tessera's keyword-spotting int8 network
 # (keyword_footprint.cc, five int8 kernels) against the same baseline.
+# verified_interpreter_footprint.cc is plain_interpreter_footprint.cc plus the
+# flatbuffers verifier of TFLite's schema (tflite::VerifyModelBuffer) run on
+# the model before the interpreter is built; verified - plain is its cost.
 #
 # Usage:
 #   build.sh TFLM_DIR FLATBUFFERS_DIR GEMMLOWP_DIR [KWS_MODEL]
@@ -32,7 +35,9 @@
 #   JOBS                 parallel compiles, default $(nproc)
 #   TOP                  also list the TOP largest symbols of
 #                        interpreter_memory_footprint.elf and of the keyword
-#                        programs (default 0)
+#                        programs, and the TOP largest symbols of
+#                        verified_memory_footprint.elf whose name is not in
+#                        plain_memory_footprint.elf (default 0)
 #   KERNEL_OPTS          optimization levels of the keyword program's kernel
 #                        sources, one keyword program each; default "-O2 -Os"
 #                        (-O2 is TFLM's KERNEL_OPTIMIZATION_LEVEL); "" skips
@@ -248,8 +253,9 @@ for bt in $BUILD_TYPES; do
     compile $M/examples/memory_footprint/baseline_memory_footprint.cc "$d/main/baseline.o" -Os $flags
     compile $M/examples/memory_footprint/interpreter_memory_footprint.cc "$d/main/interpreter.o" -Os $flags
     compile "$here/plain_interpreter_footprint.cc" "$d/main/plain.o" -Os $flags
+    compile "$here/verified_interpreter_footprint.cc" "$d/main/verified.o" -Os $flags
     compile "$mdir/simple_add_model_model_data.cc" "$d/main/model.o" -Os $flags
-    for p in baseline interpreter plain; do
+    for p in baseline interpreter plain verified; do
       extra=""; [ $p != baseline ] && extra="$d/main/model.o"
       $CXX $ARCH -Os $L "$d/main/$p.o" $extra -L"$d" -ltensorflow-microlite -lm $LDFLAGS \
         -Wl,-Map="$d/bin/$p.map" -o "$d/bin/${p}_memory_footprint.elf"
@@ -295,24 +301,50 @@ done
 
 # --- report ----------------------------------------------------------------
 sec() { $SIZE -A "$1" | awk -v s="$2" '$1==s {print $2; f=1} END {if (!f) print 0}'; }
+# nm -S lines as "decimal-size<TAB>type<TAB>demangled name<TAB>address"
+syms() {
+  $NM -C -S --size-sort "$1" | awk '
+    function h(x,  i, n) { n = 0; x = tolower(x)
+      for (i = 1; i <= length(x); i++) n = n * 16 + index("0123456789abcdef", substr(x, i, 1)) - 1
+      return n }
+    { a = $1; sz = $2; t = $3; $1 = $2 = $3 = ""; sub(/^ +/, ""); print h(sz) "\t" t "\t" $0 "\t" a }'
+}
+# new_syms OLD NEW: the symbols of NEW whose name is not in OLD, largest first
+new_syms() {
+  awk -F '\t' 'NR == FNR { old[$3] = 1; next } !($3 in old) { printf "%7d %s %s\n", $1, $2, $3 }' \
+    <(syms "$1") <(syms "$2") | sort -rn
+}
+# new_syms_total OLD NEW: how many such symbols, and the sum of their sizes
+# counting each address once (GCC's identical code folding gives identical
+# [clone .part.0] functions one body under several names)
+new_syms_total() {
+  awk -F '\t' 'NR == FNR { old[$3] = 1; next }
+    !($3 in old) { n++; if (!($4 in seen)) { seen[$4] = 1; a++; s += $1 } }
+    END { printf "%d names at %d addresses, %d bytes\n", n, a, s }' <(syms "$1") <(syms "$2")
+}
+main_size() { syms "$1" | awk -F '\t' '$3 == "main" { print $1 }'; }
 for r in "${results[@]}"; do
   set -- $r; d=$3; kws=("${@:4}")
   echo
   echo "### BUILD_TYPE=$1, $2"
   printf '%-34s %8s %8s %8s %8s\n' program .text .rodata .data .bss
-  for p in baseline interpreter plain "${kws[@]}"; do
+  for p in baseline interpreter plain verified "${kws[@]}"; do
     e="$d/bin/${p}_memory_footprint.elf"
     printf '%-34s %8d %8d %8d %8d\n' "${p}_memory_footprint" \
       "$(sec "$e" .text)" "$(sec "$e" .rodata)" "$(sec "$e" .data)" "$(sec "$e" .bss)"
   done
   b="$d/bin/baseline_memory_footprint.elf"
-  for p in interpreter plain; do
+  for p in interpreter plain verified; do
     e="$d/bin/${p}_memory_footprint.elf"
     dt=$(( $(sec "$e" .text) - $(sec "$b" .text) ))
     dr=$(( $(sec "$e" .rodata) - $(sec "$b" .rodata) ))
     printf '%-34s %8d %8d   (text+rodata %d)\n' "framework ($p - baseline)" "$dt" "$dr" $((dt + dr))
   done
-  echo "(.rodata of both interpreter programs includes the $(wc -c < "$tfl")-byte model flatbuffer)"
+  e="$d/bin/verified_memory_footprint.elf"; pl="$d/bin/plain_memory_footprint.elf"
+  dt=$(( $(sec "$e" .text) - $(sec "$pl" .text) ))
+  dr=$(( $(sec "$e" .rodata) - $(sec "$pl" .rodata) ))
+  printf '%-34s %8d %8d   (text+rodata %d)\n' "verifier (verified - plain)" "$dt" "$dr" $((dt + dr))
+  echo "(.rodata of the interpreter, plain and verified programs includes the $(wc -c < "$tfl")-byte model flatbuffer)"
   for p in "${kws[@]}"; do
     e="$d/bin/${p}_memory_footprint.elf"
     dt=$(( $(sec "$e" .text) - $(sec "$b" .text) ))
@@ -328,6 +360,11 @@ for r in "${results[@]}"; do
   if [ "${TOP:-0}" -gt 0 ]; then
     echo "largest symbols of interpreter_memory_footprint.elf (address size type name):"
     $NM -C -S --size-sort "$d/bin/interpreter_memory_footprint.elf" | tail -n "$TOP" | tac
+    echo "largest symbols of verified_memory_footprint.elf not in plain_memory_footprint.elf (decimal size, type, name; compared by name):"
+    # (awk, not head: head would close the pipe early, and pipefail would stop the script on sort's SIGPIPE)
+    new_syms "$d/bin/plain_memory_footprint.elf" "$d/bin/verified_memory_footprint.elf" | awk -v n="$TOP" 'NR <= n'
+    echo "all of them: $(new_syms_total "$d/bin/plain_memory_footprint.elf" "$d/bin/verified_memory_footprint.elf")"
+    echo "main: $(main_size "$d/bin/plain_memory_footprint.elf") bytes in plain, $(main_size "$d/bin/verified_memory_footprint.elf") in verified"
     for p in "${kws[@]}"; do
       echo "largest symbols of ${p}_memory_footprint.elf (address size type name):"
       $NM -C -S --size-sort "$d/bin/${p}_memory_footprint.elf" | tail -n "$TOP" | tac
