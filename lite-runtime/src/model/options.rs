@@ -62,6 +62,7 @@ mod id {
 /// The options type id `op` takes, for the ops whose options are checked; `None` for the
 /// others (any options table is accepted and left undecoded).
 #[must_use]
+#[inline(always)]
 pub(crate) fn options_type_of(op: BuiltinOperator) -> Option<u8> {
     use BuiltinOperator as B;
     Some(match op {
@@ -415,6 +416,9 @@ pub enum BuiltinOptions<'a> {
 }
 
 /// Decodes options of union type `type_id` from `t` (verified), defaults when `t` is `None`.
+/// Inlined, so that [`Operator::options_for`](super::Operator::options_for)'s constant type
+/// keeps one arm.
+#[inline(always)]
 pub(crate) fn decode<'a>(buf: &'a [u8], type_id: u8, t: Option<Table>) -> BuiltinOptions<'a> {
     let byte = |slot, d: u8| t.map_or(d, |t| t.u8(buf, slot, d));
     let word = |slot, d: i32| t.map_or(d, |t| t.i32(buf, slot, d));

@@ -283,7 +283,12 @@ fn positive(v: i32, what: &'static str) -> Result<u64, KernelError> {
 
 /// Reads the operator and checks it: the geometry (without per-channel data).
 fn geometry(ctx: &Prepare<'_, '_>) -> Result<Geometry, KernelError> {
-    let (depthwise, padding, sh, sw, dh, dw, act, dm_option) = match ctx.operator().options() {
+    // Only the two convolutions' option decoders, not the whole union's.
+    let options = match ctx.operator().options_for(BuiltinOperator::Conv2D) {
+        BuiltinOptions::None => ctx.operator().options_for(BuiltinOperator::DepthwiseConv2D),
+        conv => conv,
+    };
+    let (depthwise, padding, sh, sw, dh, dw, act, dm_option) = match options {
         BuiltinOptions::Conv2D(o) => (
             false,
             o.padding,

@@ -59,7 +59,9 @@ fn prepare(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
     if quantized::is_quantized(ctx.input(0)?.dtype) {
         return quantized::prepare(ctx);
     }
-    let BuiltinOptions::FullyConnected(o) = ctx.operator().options() else {
+    let BuiltinOptions::FullyConnected(o) =
+        ctx.operator().options_for(BuiltinOperator::FullyConnected)
+    else {
         return Err(KernelError::Mismatch {
             what: "options are not FullyConnectedOptions",
         });

@@ -75,7 +75,9 @@ fn data_bytes(t: TensorType) -> Result<usize, KernelError> {
 }
 
 fn prepare_gather(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
-    let BuiltinOptions::Gather { axis, batch_dims } = ctx.operator().options() else {
+    let BuiltinOptions::Gather { axis, batch_dims } =
+        ctx.operator().options_for(BuiltinOperator::Gather)
+    else {
         return Err(KernelError::Mismatch {
             what: "options are not GatherOptions",
         });

@@ -80,7 +80,9 @@ fn prepare<const INT8_ONLY: bool>(ctx: &mut Prepare<'_, '_>) -> Result<(), Kerne
     if INT8_ONLY && ctx.input(0)?.dtype != TensorType::Int8 {
         return Err(super::NOT_INT8);
     }
-    let BuiltinOptions::Pool2D(o) = ctx.operator().options() else {
+    // Every 2-D pool takes Pool2DOptions.
+    let BuiltinOptions::Pool2D(o) = ctx.operator().options_for(BuiltinOperator::AveragePool2D)
+    else {
         return Err(KernelError::Mismatch {
             what: "options are not Pool2DOptions",
         });

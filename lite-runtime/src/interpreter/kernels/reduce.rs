@@ -140,7 +140,9 @@ struct ReduceParams {
 
 /// Checks a MEAN, SUM or REDUCE_MAX and records its segments.
 fn prepare_reduce(ctx: &mut Prepare<'_, '_>, mean: bool) -> Result<(), KernelError> {
-    let BuiltinOptions::Reducer { keep_dims } = ctx.operator().options() else {
+    // Every reduction takes ReducerOptions.
+    let BuiltinOptions::Reducer { keep_dims } = ctx.operator().options_for(BuiltinOperator::Mean)
+    else {
         return Err(KernelError::Mismatch {
             what: "options are not ReducerOptions",
         });

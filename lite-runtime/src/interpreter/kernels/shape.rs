@@ -144,7 +144,9 @@ fn prepare_concatenation(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
     if quantized::handles(ctx.input(0)?.dtype) {
         return quantized::prepare(ctx);
     }
-    let BuiltinOptions::Concatenation { axis, activation } = ctx.operator().options() else {
+    let BuiltinOptions::Concatenation { axis, activation } =
+        ctx.operator().options_for(BuiltinOperator::Concatenation)
+    else {
         return Err(KernelError::Mismatch {
             what: "options are not ConcatenationOptions",
         });
@@ -207,7 +209,9 @@ fn prepare_concatenation(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
 }
 
 fn prepare_pack(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
-    let BuiltinOptions::Pack { values_count, axis } = ctx.operator().options() else {
+    let BuiltinOptions::Pack { values_count, axis } =
+        ctx.operator().options_for(BuiltinOperator::Pack)
+    else {
         return Err(KernelError::Mismatch {
             what: "options are not PackOptions",
         });
@@ -295,7 +299,8 @@ struct Unpacked {
 }
 
 fn prepare_unpack(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
-    let BuiltinOptions::Unpack { num, axis } = ctx.operator().options() else {
+    let BuiltinOptions::Unpack { num, axis } = ctx.operator().options_for(BuiltinOperator::Unpack)
+    else {
         return Err(KernelError::Mismatch {
             what: "options are not UnpackOptions",
         });
@@ -466,7 +471,8 @@ fn prepare_transpose(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
 }
 
 fn prepare_strided(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
-    let BuiltinOptions::StridedSlice(o) = ctx.operator().options() else {
+    let BuiltinOptions::StridedSlice(o) = ctx.operator().options_for(BuiltinOperator::StridedSlice)
+    else {
         return Err(KernelError::Mismatch {
             what: "options are not StridedSliceOptions",
         });

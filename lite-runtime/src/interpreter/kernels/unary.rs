@@ -165,7 +165,9 @@ fn prepare_float(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
 }
 
 fn prepare_leaky_relu(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
-    let BuiltinOptions::LeakyRelu { alpha } = ctx.operator().options() else {
+    let BuiltinOptions::LeakyRelu { alpha } =
+        ctx.operator().options_for(BuiltinOperator::LeakyRelu)
+    else {
         return Err(KernelError::Mismatch {
             what: "options are not LeakyReluOptions",
         });
@@ -182,7 +184,8 @@ fn prepare_softmax(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
     if quantized::softmax::handles(ctx.input(0)?.dtype) {
         return quantized::softmax::prepare(ctx);
     }
-    let BuiltinOptions::Softmax { beta } = ctx.operator().options() else {
+    let BuiltinOptions::Softmax { beta } = ctx.operator().options_for(BuiltinOperator::Softmax)
+    else {
         return Err(KernelError::Mismatch {
             what: "options are not SoftmaxOptions",
         });

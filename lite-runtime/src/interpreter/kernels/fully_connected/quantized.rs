@@ -17,7 +17,7 @@
 
 use super::super::quant;
 use crate::interpreter::{Eval, Init, KernelError, Prepare};
-use crate::model::{BuiltinOptions, TensorType};
+use crate::model::{BuiltinOperator, BuiltinOptions, TensorType};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 /// What eval needs, besides the per-unit table in the persistent block.
@@ -64,7 +64,9 @@ fn u32_of(v: usize) -> Result<u32, KernelError> {
 }
 
 pub(super) fn prepare(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
-    let BuiltinOptions::FullyConnected(o) = ctx.operator().options() else {
+    let BuiltinOptions::FullyConnected(o) =
+        ctx.operator().options_for(BuiltinOperator::FullyConnected)
+    else {
         return Err(KernelError::Mismatch {
             what: "options are not FullyConnectedOptions",
         });

@@ -8,7 +8,7 @@
 
 use super::super::quant;
 use crate::interpreter::{Eval, Init, KernelError, MAX_DIMS, Prepare, Shape};
-use crate::model::{BuiltinOptions, TensorType};
+use crate::model::{BuiltinOperator, BuiltinOptions, TensorType};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 #[derive(Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable)]
@@ -38,7 +38,9 @@ pub(crate) fn handles(t: TensorType) -> bool {
 }
 
 pub(crate) fn prepare(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
-    let BuiltinOptions::Concatenation { axis, .. } = ctx.operator().options() else {
+    let BuiltinOptions::Concatenation { axis, .. } =
+        ctx.operator().options_for(BuiltinOperator::Concatenation)
+    else {
         return Err(KernelError::Mismatch {
             what: "options are not ConcatenationOptions",
         });

@@ -7,7 +7,7 @@
 use super::super::quant;
 use super::super::reduce::{Segments, fold_into, reduced_shape};
 use crate::interpreter::{Eval, KernelError, Prepare};
-use crate::model::{BuiltinOptions, TensorType};
+use crate::model::{BuiltinOperator, BuiltinOptions, TensorType};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 #[derive(Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable)]
@@ -41,7 +41,9 @@ pub(crate) fn fold_count(multiplier: i32, shift: i32, count: u64) -> (i32, i32) 
 }
 
 pub(crate) fn prepare(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
-    let BuiltinOptions::Reducer { keep_dims } = ctx.operator().options() else {
+    // Every reduction takes ReducerOptions.
+    let BuiltinOptions::Reducer { keep_dims } = ctx.operator().options_for(BuiltinOperator::Mean)
+    else {
         return Err(KernelError::Mismatch {
             what: "options are not ReducerOptions",
         });

@@ -12,7 +12,7 @@ use super::super::quant;
 use super::fixed_point::{exp_on_negative_values, reciprocal, saturating_rounding_multiply_by_pot};
 use super::lut::{LUT16, lookup_i16, populate_i16};
 use crate::interpreter::{Eval, Init, KernelError, Prepare};
-use crate::model::{BuiltinOptions, TensorType};
+use crate::model::{BuiltinOperator, BuiltinOptions, TensorType};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 /// Q5.26 differences (`kScaledDiffIntegerBits`).
@@ -62,7 +62,8 @@ fn int8_scaling(beta: f64, input_scale: f64) -> Result<(i32, i32, i32), KernelEr
 }
 
 pub(crate) fn prepare(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
-    let BuiltinOptions::Softmax { beta } = ctx.operator().options() else {
+    let BuiltinOptions::Softmax { beta } = ctx.operator().options_for(BuiltinOperator::Softmax)
+    else {
         return Err(KernelError::Mismatch {
             what: "options are not SoftmaxOptions",
         });
