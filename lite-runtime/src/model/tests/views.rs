@@ -266,3 +266,50 @@ fn unaligned_model_in_memory_reads_the_same() {
         Model::load(&bytes).unwrap().summary().to_string()
     );
 }
+
+/// `options_for(op)`, as kernels read options, equals `options()` for every operator of
+/// every fixture model whose options type is decoded, and is `None` for another op's type
+/// when the operator stores its own.
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "Miri's isolation has no file system to list the fixtures from"
+)]
+fn options_for_the_operators_op_are_its_options() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/models");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "tflite") {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        // Fixtures of parts a build leaves out are the `without_parts` test's.
+        let Ok(model) = Model::load(&bytes) else {
+            continue;
+        };
+        for sg in model.subgraphs().iter() {
+            for op in sg.operators().iter() {
+                let Some(b) = op.builtin() else { continue };
+                if crate::model::options::options_type_of(b).is_none() {
+                    continue;
+                }
+                assert_eq!(op.options_for(b), op.options(), "{path:?} {b:?}");
+                let other = if b == BuiltinOperator::Softmax {
+                    BuiltinOperator::Conv2D
+                } else {
+                    BuiltinOperator::Softmax
+                };
+                if op.options_type() != 0 {
+                    assert_eq!(
+                        op.options_for(other),
+                        BuiltinOptions::None,
+                        "{path:?} {b:?}"
+                    );
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 50, "{checked} operators checked");
+}
