@@ -26,6 +26,10 @@
 //! Objects shared by several references are checked once per reference, within a budget of
 //! 16 times the file length plus 64 KiB, so no file makes loading take quadratic time.
 //!
+//! Firmware that carries its model in flash can run this check once on the host instead
+//! ([`Seal::of`]) and recognise the same bytes at start-up ([`Model::load_sealed`]), leaving
+//! the verifier out of the image.
+//!
 //! ```
 //! use tessera_lite::model::{BuiltinOperator, Model, Op, TensorType};
 //!
@@ -111,7 +115,7 @@ impl<'a> Model<'a> {
 
     /// Wraps `bytes` if they are the model `seal` was made for (the same size and CRC-32),
     /// without walking them again: [`Seal::of`] checked them in full when it made the seal,
-    /// ahead of time. For firmware that carries its model: the verifier (about 10 KB of a
+    /// ahead of time. For firmware that carries its model: the verifier (11.7 KB of a
     /// Cortex-M4F image) is not linked when nothing calls [`Model::load`].
     ///
     /// A seal recognises bytes; it does not authenticate them (see [`Seal`]). Load files and

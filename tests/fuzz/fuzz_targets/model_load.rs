@@ -1,12 +1,13 @@
 //! Fuzzes `Model::load` on arbitrary bytes: it must never panic, and whatever it accepts must
 //! read through every view (the reads an interpreter's setup and `tessera model inspect` do)
-//! and print its summary without panicking, with every index the views hand out in range.
+//! and print its summary without panicking, with every index the views hand out in range;
+//! sealed, it must load again by its seal alone to the same model.
 #![no_main]
 
 use core::fmt::Write;
 
 use libfuzzer_sys::fuzz_target;
-use tessera_lite::model::{DimensionFormat, Model};
+use tessera_lite::model::{DimensionFormat, Model, Seal};
 
 /// Discards what is written: the summary is formatted, not stored.
 struct Sink;
@@ -93,4 +94,11 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     write!(Sink, "{}", model.summary()).unwrap();
+
+    // What loads can be sealed; it loads again by its seal to the same model, and only by it.
+    let seal = Seal::of(data).expect("it loaded");
+    let sealed = Model::load_sealed(data, &seal).expect("its own seal");
+    assert_eq!(sealed.summary().to_string(), model.summary().to_string());
+    let other = Seal::from_parts(seal.size(), seal.crc32() ^ 1);
+    assert!(Model::load_sealed(data, &other).is_err());
 });
