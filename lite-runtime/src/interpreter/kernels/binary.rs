@@ -436,14 +436,20 @@ struct ArithParams {
 }
 
 fn activation<const OP: u8>(ctx: &Prepare<'_, '_>) -> Result<Activation, KernelError> {
-    let options = ctx.operator().options();
-    let found = match (OP, options) {
+    // Only this op's options decoder (`options_for`), not the whole union's.
+    let op = match OP {
+        op::ADD => BuiltinOperator::Add,
+        op::SUB => BuiltinOperator::Sub,
+        op::MUL => BuiltinOperator::Mul,
+        op::DIV => BuiltinOperator::Div,
+        _ => return Ok(Activation::None), // MAXIMUM / MINIMUM: no activation
+    };
+    let found = match (OP, ctx.operator().options_for(op)) {
         (_, BuiltinOptions::None) => Some(Activation::None),
         (op::ADD, BuiltinOptions::Add { activation, .. })
         | (op::SUB, BuiltinOptions::Sub { activation })
         | (op::MUL, BuiltinOptions::Mul { activation })
         | (op::DIV, BuiltinOptions::Div { activation }) => Some(activation),
-        (op::MAX | op::MIN, _) => Some(Activation::None),
         _ => None,
     };
     found.ok_or(KernelError::Mismatch {

@@ -47,7 +47,7 @@ pub static REDUCE_MAX: Kernel = Kernel {
 /// ARG_MAX.
 pub static ARG_MAX: Kernel = Kernel {
     op: BuiltinOperator::ArgMax,
-    prepare: prepare_arg,
+    prepare: prepare_arg::<true>,
     init: None,
     eval: eval_arg_max,
 };
@@ -55,7 +55,7 @@ pub static ARG_MAX: Kernel = Kernel {
 /// ARG_MIN.
 pub static ARG_MIN: Kernel = Kernel {
     op: BuiltinOperator::ArgMin,
-    prepare: prepare_arg,
+    prepare: prepare_arg::<false>,
     init: None,
     eval: eval_arg_min,
 };
@@ -469,8 +469,14 @@ struct ArgParams {
     inner: u32,
 }
 
-fn prepare_arg(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
-    let option_type = match ctx.operator().options() {
+/// Checks an ARG_MAX (`MAX`) or ARG_MIN.
+fn prepare_arg<const MAX: bool>(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+    let op = if MAX {
+        BuiltinOperator::ArgMax
+    } else {
+        BuiltinOperator::ArgMin
+    };
+    let option_type = match ctx.operator().options_for(op) {
         BuiltinOptions::ArgMax { output_type } | BuiltinOptions::ArgMin { output_type } => {
             output_type
         }

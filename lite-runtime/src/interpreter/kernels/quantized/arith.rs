@@ -20,7 +20,7 @@ use super::super::binary::broadcast::{Broadcast, broadcast_shape, map2};
 use super::super::quant::{self, multiply_by_quantized_multiplier as mbqm};
 use super::fixed_point::{checked_log2, rounding_divide_by_pot_i16};
 use crate::interpreter::{Eval, KernelError, Prepare};
-use crate::model::{Activation, BuiltinOptions, TensorType};
+use crate::model::{Activation, BuiltinOperator, BuiltinOptions, TensorType};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 #[derive(Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable)]
@@ -97,7 +97,12 @@ pub(crate) fn prepare(ctx: &mut Prepare<'_, '_>, mul: bool) -> Result<(), Kernel
             what: "output shape is not the inputs' broadcast shape",
         });
     }
-    let (activation, pot_scale_int16) = match ctx.operator().options() {
+    let op = if mul {
+        BuiltinOperator::Mul
+    } else {
+        BuiltinOperator::Add
+    };
+    let (activation, pot_scale_int16) = match ctx.operator().options_for(op) {
         BuiltinOptions::Add {
             activation,
             pot_scale_int16,
