@@ -205,7 +205,7 @@ fn operator_code(v: &mut Verifier<'_>, codes: Vector, i: usize) -> Result<(), Fa
     let custom = v.string(t, code_slot::CUSTOM_CODE, "OperatorCode.custom_code")?;
     v.i32(t, code_slot::VERSION, 1, "OperatorCode.version")?;
     v.i32(t, code_slot::BUILTIN_CODE, 0, "OperatorCode.builtin_code")?;
-    if operator::builtin_code(v.buf, t) == CUSTOM && custom.is_none() {
+    if operator::builtin_code(v.buf, t) == CUSTOM && !custom {
         return Err(v.err(
             ErrorKind::MissingCustomCode,
             "OperatorCode.custom_code",
@@ -338,7 +338,7 @@ fn tensor_table(v: &mut Verifier<'_>, ctx: Ctx<'_>, t: Table) -> Result<(), Faul
         "Tensor.buffer",
         t.pos,
     )?;
-    if v.string(t, tensor::slot::NAME, "Tensor.name")?.is_none() {
+    if !v.string(t, tensor::slot::NAME, "Tensor.name")? {
         return Err(v.err(ErrorKind::Missing, "Tensor.name", t.pos));
     }
     if let Some(q) = v.sub_table(t, tensor::slot::QUANTIZATION, "Tensor.quantization")? {
@@ -961,7 +961,7 @@ fn signature(
         let maps = v.vector(t, s, 4, f)?;
         for j in 0..maps.len {
             let m = v.table_in(maps, j, f)?;
-            if v.string(m, map_slot::NAME, "TensorMap.name")?.is_none() {
+            if !v.string(m, map_slot::NAME, "TensorMap.name")? {
                 return Err(v.err(ErrorKind::Missing, "TensorMap.name", m.pos));
             }
             let ti = v.u32(m, map_slot::TENSOR_INDEX, 0, "TensorMap.tensor_index")?;
