@@ -115,7 +115,7 @@ impl<'a> Model<'a> {
 
     /// Wraps `bytes` if they are the model `seal` was made for (the same size and CRC-32),
     /// without walking them again: [`Seal::of`] checked them in full when it made the seal,
-    /// ahead of time. For firmware that carries its model: the verifier (11.2 KB of a
+    /// ahead of time. For firmware that carries its model: the verifier (10.9 KB of a
     /// Cortex-M4F image) is not linked when nothing calls [`Model::load`].
     ///
     /// A seal recognises bytes; it does not authenticate them (see [`Seal`]). Load files and

@@ -2,7 +2,7 @@
 //! recognised later by its size and CRC-32, so that firmware that carries its model in
 //! flash need not carry the verifier too.
 //!
-//! [`Model::load`] checks every offset, index and length of a file: 9.6 KB of code and 1.6 KB
+//! [`Model::load`] checks every offset, index and length of a file: 9.3 KB of code and 1.6 KB
 //! of field names on a Cortex-M4F (`BENCHMARKS.md`), and a walk over the whole model at every
 //! start. A model compiled into the
 //! image is the same bytes at every start, so firmware can check it once when it is built
