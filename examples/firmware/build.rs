@@ -18,7 +18,6 @@ use std::{env, fs, path::PathBuf};
 use tessera_core::plan::{Lifetime, PlanBuffer};
 use tessera_lite::ctr::Predictor;
 use tessera_lite::interpreter::{Interpreter, Options};
-use tessera_lite::model::Seal;
 
 fn main() {
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
@@ -96,7 +95,7 @@ fn kws_expected(out: &std::path::Path) -> String {
     let expected_file = fs::read(format!("{dir}/kws_int8.ref_out0.npy")).expect("kws ref");
     let expected = npy_data(&expected_file);
     let model = kws::checked_model().expect("kws_int8 loads");
-    let seal = Seal::of(kws::bytes()).expect("kws_int8 loads");
+    let seal = model.seal();
     let arena =
         Interpreter::required(&model, &kws::ops(), &Options::default()).expect("kws_int8 sets up");
     let values: Vec<String> = expected.iter().map(|&b| (b as i8).to_string()).collect();

@@ -25,7 +25,7 @@ pub fn checked_model() -> Result<Model<'static>, ModelError> {
 }
 
 /// The model as the firmware loads it. With `sealed`, recognised by the seal `build.rs` made
-/// when it checked the same bytes on the host (their length and CRC-32), not walked again:
+/// when it checked the same bytes on the host (their size and CRC-32), not walked again:
 /// nothing links the verifier. Without it, checked in full at every start.
 #[cfg(target_os = "none")]
 pub fn model() -> Result<Model<'static>, ModelError> {

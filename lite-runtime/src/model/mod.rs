@@ -122,7 +122,7 @@ impl<'a> Model<'a> {
     /// anything received with [`Model::load`].
     ///
     /// # Errors
-    /// [`ErrorKind::NotSealed`], with both lengths and CRCs, for any other bytes.
+    /// [`ErrorKind::NotSealed`], with both sizes and CRCs, for any other bytes.
     pub fn load_sealed(bytes: &'a [u8], seal: &Seal) -> Result<Self, ModelError> {
         let found = Seal::fingerprint(bytes);
         if found != *seal {
@@ -144,6 +144,13 @@ impl<'a> Model<'a> {
             opcodes: root.vector(bytes, slot::OPERATOR_CODES),
         };
         Ok(Self { ctx, root })
+    }
+
+    /// This model's seal, for [`Model::load_sealed`]: its bytes passed the full check when
+    /// they were loaded, so they are not checked again ([`Seal::of`] loads, then seals).
+    #[must_use]
+    pub fn seal(&self) -> Seal {
+        Seal::fingerprint(self.ctx.buf)
     }
 
     /// The file's bytes.

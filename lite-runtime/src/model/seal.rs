@@ -20,7 +20,8 @@ use super::Model;
 use super::error::ModelError;
 
 /// The fingerprint of a model that passed [`Model::load`]: its size and CRC-32
-/// (IEEE 802.3, as zlib's `crc32`). Made by [`Seal::of`], written into the program as a
+/// (IEEE 802.3, as zlib's `crc32`). Made by [`Seal::of`] (or [`Model::seal`] of a model
+/// already loaded), written into the program as a
 /// constant with [`Seal::from_parts`] (its `Display` writes that expression), and checked by
 /// [`Model::load_sealed`].
 ///
@@ -52,8 +53,7 @@ impl Seal {
     /// # Errors
     /// The [`ModelError`] of [`Model::load`].
     pub fn of(bytes: &[u8]) -> Result<Self, ModelError> {
-        Model::load(bytes)?;
-        Ok(Self::fingerprint(bytes))
+        Model::load(bytes).map(|model| model.seal())
     }
 
     /// The seal with this size and CRC-32, as [`Seal::of`] gave them (for a constant).
@@ -147,7 +147,9 @@ mod tests {
         let models: &[&[u8]] = if cfg!(miri) { &[KWS] } else { &[KWS, CTR] };
         for bytes in models.iter().copied().chain([&sample()[..]]) {
             let loaded = Model::load(bytes).unwrap();
-            let sealed = Model::load_sealed(bytes, &Seal::of(bytes).unwrap()).unwrap();
+            let seal = Seal::of(bytes).unwrap();
+            assert_eq!(loaded.seal(), seal);
+            let sealed = Model::load_sealed(bytes, &seal).unwrap();
             // The same tables and vectors, so every view reads the same.
             assert_eq!(sealed.root, loaded.root);
             assert_eq!(sealed.ctx.buffers, loaded.ctx.buffers);

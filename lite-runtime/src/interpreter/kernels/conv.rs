@@ -283,11 +283,13 @@ fn positive(v: i32, what: &'static str) -> Result<u64, KernelError> {
 
 /// Reads the operator and checks it: the geometry (without per-channel data).
 fn geometry(ctx: &Prepare<'_, '_>) -> Result<Geometry, KernelError> {
-    // Only the two convolutions' option decoders, not the whole union's.
-    let options = match ctx.operator().options_for(BuiltinOperator::Conv2D) {
-        BuiltinOptions::None => ctx.operator().options_for(BuiltinOperator::DepthwiseConv2D),
-        conv => conv,
+    // Only the two convolutions' option decoders, not the whole union's; the operator's own
+    // op picks which (a depthwise operator storing no options gets its own type's defaults).
+    let op = match ctx.operator().builtin() {
+        Some(BuiltinOperator::DepthwiseConv2D) => BuiltinOperator::DepthwiseConv2D,
+        _ => BuiltinOperator::Conv2D,
     };
+    let options = ctx.operator().options_for(op);
     let (depthwise, padding, sh, sw, dh, dw, act, dm_option) = match options {
         BuiltinOptions::Conv2D(o) => (
             false,
