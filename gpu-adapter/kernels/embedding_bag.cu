@@ -1,4 +1,7 @@
-// Embedding-bag pooling over a device CSR batch: tessera-core's `embedding_bag`, on the GPU.
+// Embedding-bag pooling over a device CSR batch: tessera-core's `embedding_bag`, on the GPU,
+// in one kernel launch per batch (no memset, no second kernel, no copy back: PyTorch's
+// `embedding_bag` is one launch too, and at small batches each extra operation on the
+// stream costs about as much as the pooling).
 //
 // One thread per (CSR row, embedding column). Each thread adds its row's table entries in
 // key order, starting from +0.0f, with one correctly rounded f32 add per key (`__fadd_rn`,
@@ -8,10 +11,13 @@
 //
 // Keys out of range: with `modulo` (and a non-empty table) they are reduced as the CPU does
 // (`k % vocab`, Euclidean for negative i64 keys); otherwise the thread zeroes its output and
-// the smallest flat key index at fault is kept in `error[0]` (atomicMin), so the host reports
-// the same key the CPU's left-to-right pass stops at. `describe_*` then fills
-// error[1..4] = (row, position, key) on the device, in stream order, before any later upload
-// can overwrite the batch.
+// the smallest flat key index at fault is kept in `state[0]` (atomicMin), so the host reports
+// the same key the CPU's left-to-right pass stops at.
+//
+// The last block to finish (a counter in `state[1]`, after a fence) describes that key as
+// (flat index, row, position, key) into `record`, page-locked host memory mapped into the
+// device (the host set record[0] to ~0 before the launch and reads it after the launch's
+// event), then resets `state` to (~0, 0) for the next launch: the host initialised it once.
 //
 // Compiled at run time with NVRTC (no host headers needed).
 
@@ -47,16 +53,13 @@ __device__ __forceinline__ bool resolve_key(i64 key, u64 vocab, int modulo, u64*
     return key >= 0 && (u64)key < vocab;
 }
 
+// The pooled value of (row, col), or false at the first key out of range (its flat index
+// goes to `*bad`).
 template <typename K>
-__device__ __forceinline__ void bag(const K* __restrict__ offsets, const K* __restrict__ keys,
-                                    u64 rows, u64 nnz, const float* __restrict__ table,
-                                    u64 vocab, u64 dim, float* __restrict__ out, int mean,
-                                    int modulo, u64* __restrict__ error) {
-    u64 row = (u64)blockIdx.x * blockDim.y + threadIdx.y;
-    u64 col = (u64)blockIdx.y * blockDim.x + threadIdx.x;
-    if (row >= rows || col >= dim) {
-        return;
-    }
+__device__ __forceinline__ bool pool(const K* __restrict__ offsets, const K* __restrict__ keys,
+                                     u64 row, u64 col, u64 nnz,
+                                     const float* __restrict__ table, u64 vocab, u64 dim,
+                                     int mean, int modulo, float* value, u64* bad) {
     // The host validated the CSR; the clamps only keep a bad batch inside its buffers.
     u64 begin = (u64)offsets[row];
     u64 end = (u64)offsets[row + 1];
@@ -70,11 +73,8 @@ __device__ __forceinline__ void bag(const K* __restrict__ offsets, const K* __re
     for (u64 i = begin; i < end; ++i) {
         u64 index;
         if (!resolve_key(keys[i], vocab, modulo, &index)) {
-            if (col == 0) {
-                atomicMin(error, i);
-            }
-            out[row * dim + col] = 0.0f;
-            return;
+            *bad = i;
+            return false;
         }
         acc = __fadd_rn(acc, __ldg(&table[index * dim + col]));
     }
@@ -82,16 +82,14 @@ __device__ __forceinline__ void bag(const K* __restrict__ offsets, const K* __re
     if (mean && n > 1) {
         acc = __fmul_rn(acc, __fdiv_rn(1.0f, __ull2float_rn(n)));
     }
-    out[row * dim + col] = acc;
+    *value = acc;
+    return true;
 }
 
+// Fills record[1..4] = (row, position, key) of flat key index `i`, then record[0] = i.
 template <typename K>
-__device__ __forceinline__ void describe(const K* offsets, const K* keys, u64 rows,
-                                         u64* error) {
-    u64 i = error[0];
-    if (i == ~0ull || rows == 0) {
-        return;
-    }
+__device__ void describe(const K* offsets, const K* keys, u64 rows, u64 i,
+                         volatile u64* record) {
     // The last row whose first key is at or before i (empty rows before it share its offset).
     u64 lo = 0, hi = rows;
     while (hi - lo > 1) {
@@ -102,30 +100,62 @@ __device__ __forceinline__ void describe(const K* offsets, const K* keys, u64 ro
             hi = mid;
         }
     }
-    error[1] = lo;
-    error[2] = i - (u64)offsets[lo];
-    error[3] = (u64)(i64)keys[i];
+    record[1] = lo;
+    record[2] = i - (u64)offsets[lo];
+    record[3] = (u64)(i64)keys[i];
+    __threadfence_system();
+    record[0] = i;
+}
+
+template <typename K>
+__device__ __forceinline__ void bag(const K* __restrict__ offsets, const K* __restrict__ keys,
+                                    u64 rows, u64 nnz, const float* __restrict__ table,
+                                    u64 vocab, u64 dim, float* __restrict__ out, int mean,
+                                    int modulo, u64* state, u64* record) {
+    u64 row = (u64)blockIdx.x * blockDim.y + threadIdx.y;
+    u64 col = (u64)blockIdx.y * blockDim.x + threadIdx.x;
+    if (row < rows && col < dim) {
+        float value = 0.0f;
+        u64 bad;
+        if (!pool(offsets, keys, row, col, nnz, table, vocab, dim, mean, modulo, &value,
+                  &bad) &&
+            col == 0) {
+            atomicMin(&state[0], bad);
+        }
+        out[row * dim + col] = value;
+    }
+    // Every thread of the block is past its atomicMin: one of them counts the block.
+    __syncthreads();
+    if (threadIdx.x != 0 || threadIdx.y != 0) {
+        return;
+    }
+    __threadfence();
+    u64 blocks = (u64)gridDim.x * gridDim.y;
+    if (atomicAdd(&state[1], 1ull) != blocks - 1) {
+        return;
+    }
+    // The last block: every other block's atomicMin is visible after its fence.
+    __threadfence();
+    u64 i = atomicAdd(&state[0], 0ull);
+    if (i != ~0ull) {
+        describe(offsets, keys, rows, i, record);
+    }
+    state[0] = ~0ull;
+    state[1] = 0;
 }
 
 extern "C" __global__ void embedding_bag_u32(const unsigned int* offsets,
                                              const unsigned int* keys, u64 rows, u64 nnz,
                                              const float* table, u64 vocab, u64 dim,
-                                             float* out, int mean, int modulo, u64* error) {
-    bag<unsigned int>(offsets, keys, rows, nnz, table, vocab, dim, out, mean, modulo, error);
+                                             float* out, int mean, int modulo, u64* state,
+                                             u64* record) {
+    bag<unsigned int>(offsets, keys, rows, nnz, table, vocab, dim, out, mean, modulo, state,
+                      record);
 }
 
 extern "C" __global__ void embedding_bag_i64(const i64* offsets, const i64* keys, u64 rows,
                                              u64 nnz, const float* table, u64 vocab, u64 dim,
-                                             float* out, int mean, int modulo, u64* error) {
-    bag<i64>(offsets, keys, rows, nnz, table, vocab, dim, out, mean, modulo, error);
-}
-
-extern "C" __global__ void describe_error_u32(const unsigned int* offsets,
-                                              const unsigned int* keys, u64 rows, u64* error) {
-    describe<unsigned int>(offsets, keys, rows, error);
-}
-
-extern "C" __global__ void describe_error_i64(const i64* offsets, const i64* keys, u64 rows,
-                                              u64* error) {
-    describe<i64>(offsets, keys, rows, error);
+                                             float* out, int mean, int modulo, u64* state,
+                                             u64* record) {
+    bag<i64>(offsets, keys, rows, nnz, table, vocab, dim, out, mean, modulo, state, record);
 }

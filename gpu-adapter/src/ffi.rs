@@ -68,12 +68,17 @@ pub(crate) fn device_free(ptr: sys::CUdeviceptr) -> Result<(), GpuError> {
     })
 }
 
-/// `bytes` of page-locked host memory (`cuMemHostAlloc`, page aligned), zeroed so that it
-/// may be seen as `&[u8]`; `bytes > 0`.
+/// `bytes` of page-locked host memory (`cuMemHostAlloc`, page aligned, mapped into the
+/// device's address space), zeroed so that it may be seen as `&[u8]`; `bytes > 0`.
 pub(crate) fn pinned_alloc(bytes: usize) -> Result<NonNull<u8>, GpuError> {
     let ptr = guarded(|| {
         // SAFETY: allocation has no precondition; the bytes are zeroed below before use.
-        let status = unsafe { result::malloc_host(bytes, sys::CU_MEMHOSTALLOC_PORTABLE) };
+        let status = unsafe {
+            result::malloc_host(
+                bytes,
+                sys::CU_MEMHOSTALLOC_PORTABLE | sys::CU_MEMHOSTALLOC_DEVICEMAP,
+            )
+        };
         driver("cuMemHostAlloc", status)
     })?;
     let ptr = NonNull::new(ptr.cast::<u8>()).ok_or(GpuError::Driver {
@@ -83,6 +88,21 @@ pub(crate) fn pinned_alloc(bytes: usize) -> Result<NonNull<u8>, GpuError> {
     // SAFETY: `ptr` is the start of `bytes` writable bytes just allocated.
     unsafe { ptr.as_ptr().write_bytes(0, bytes) };
     Ok(ptr)
+}
+
+/// The device address of pinned memory [`pinned_alloc`] returned (kernels write host memory
+/// through it).
+pub(crate) fn pinned_device_ptr(ptr: NonNull<u8>) -> Result<sys::CUdeviceptr, GpuError> {
+    guarded(|| {
+        let mut device: sys::CUdeviceptr = 0;
+        // SAFETY: `ptr` came from `cuMemHostAlloc` with `DEVICEMAP` and is alive; the driver
+        // writes one address to `device`.
+        let status = unsafe {
+            sys::cuMemHostGetDevicePointer_v2(&raw mut device, ptr.as_ptr().cast::<c_void>(), 0)
+        };
+        driver("cuMemHostGetDevicePointer", status.result())?;
+        Ok(device)
+    })
 }
 
 /// Frees what [`pinned_alloc`] returned.
@@ -173,41 +193,6 @@ pub(crate) unsafe fn copy_to_host(dst: &mut [u8], src: sys::CUdeviceptr) -> Resu
         // SAFETY: the caller's precondition.
         let status = unsafe { result::memcpy_dtoh_sync(dst, src) };
         driver("cuMemcpyDtoH", status)
-    })
-}
-
-/// Enqueues a copy from device address `src` into `dst` on `stream`.
-///
-/// # Safety
-/// `src..src + dst.len()` is inside a device allocation the caller owns, and `dst` (pinned
-/// memory) stays alive and is neither read nor written by the host until the stream has
-/// passed the copy.
-pub(crate) unsafe fn copy_to_host_async(
-    dst: &mut [u8],
-    src: sys::CUdeviceptr,
-    stream: sys::CUstream,
-) -> Result<(), GpuError> {
-    guarded(|| {
-        // SAFETY: the caller's precondition.
-        let status = unsafe { result::memcpy_dtoh_async(dst, src, stream) };
-        driver("cuMemcpyDtoHAsync", status)
-    })
-}
-
-/// Enqueues setting `bytes` bytes at device address `dst` to `value` on `stream`.
-///
-/// # Safety
-/// `dst..dst + bytes` is inside a device allocation the caller owns.
-pub(crate) unsafe fn fill_async(
-    dst: sys::CUdeviceptr,
-    value: u8,
-    bytes: usize,
-    stream: sys::CUstream,
-) -> Result<(), GpuError> {
-    guarded(|| {
-        // SAFETY: the caller's precondition.
-        let status = unsafe { result::memset_d8_async(dst, value, bytes, stream) };
-        driver("cuMemsetD8Async", status)
     })
 }
 

@@ -10,13 +10,8 @@ use crate::ffi;
 pub const SOURCE: &str = include_str!("../../kernels/embedding_bag.cu");
 /// The source's file name, for errors.
 pub(crate) const SOURCE_NAME: &str = "embedding_bag.cu";
-/// The kernels' names in [`SOURCE`]: pooling and error description, per key type.
-pub const KERNELS: [&str; 4] = [
-    "embedding_bag_u32",
-    "embedding_bag_i64",
-    "describe_error_u32",
-    "describe_error_i64",
-];
+/// The kernels' names in [`SOURCE`], per key type: `u32`, then `i64`.
+pub const KERNELS: [&str; 2] = ["embedding_bag_u32", "embedding_bag_i64"];
 
 /// NVRTC options: no FMA contraction, IEEE division and no flush-to-zero, so the kernel's
 /// f32 operations are those of the CPU reference. No target architecture is named: NVRTC's
@@ -39,7 +34,9 @@ fn options() -> CompileOptions {
 pub fn compile_ptx() -> Result<String, GpuError> {
     if !ffi::nvrtc_library_present() {
         return Err(GpuError::NoNvrtc {
-            reason: "the NVRTC library (libnvrtc.so, libnvrtc.so.12) could not be opened"
+            reason: "the NVRTC library (libnvrtc.so, libnvrtc.so.12) could not be opened; \
+                     CUDA 13 names it libnvrtc.so.13, with libnvrtc.so in the toolkit's lib64: \
+                     put that folder on LD_LIBRARY_PATH"
                 .to_owned(),
         });
     }

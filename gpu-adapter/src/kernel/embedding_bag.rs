@@ -7,12 +7,11 @@ use std::sync::Arc;
 use cudarc::driver::{CudaFunction, CudaModule};
 use cudarc::nvrtc::Ptx;
 use tessera_core::data::{Key, OutOfRange, PoolConfig, PoolError, Pooling};
-use tessera_core::memory::{HostMemory, Memory};
 use tessera_core::tensor::Element;
 
 use super::compile::{KERNELS, compile_ptx};
 use super::launch::LaunchPlan;
-use super::output::{ERROR_WORDS, PooledOutput};
+use super::output::PooledOutput;
 use super::table::DeviceTable;
 use crate::context::Gpu;
 use crate::error::{GpuError, driver};
@@ -25,7 +24,6 @@ pub struct EmbeddingBag {
     gpu: Gpu,
     _module: Arc<CudaModule>,
     pool: [CudaFunction; 2],
-    describe: [CudaFunction; 2],
 }
 
 impl EmbeddingBag {
@@ -41,7 +39,6 @@ impl EmbeddingBag {
         Ok(Self {
             gpu: gpu.clone(),
             pool: [load(KERNELS[0])?, load(KERNELS[1])?],
-            describe: [load(KERNELS[2])?, load(KERNELS[3])?],
             _module: module,
         })
     }
@@ -52,7 +49,9 @@ impl EmbeddingBag {
     /// `embedding_bag` on the same batch, or the same [`PoolError::KeyOutOfRange`].
     ///
     /// `batch` must come from an uploader on the same [`Gpu`] (same stream), so the kernel
-    /// runs after its copy. Allocates nothing.
+    /// runs after its copy. One kernel launch and one event: the kernel reports a bad key
+    /// into `out`'s pinned record itself. If the previous launch into `out` was not waited
+    /// for, this waits for it first and drops its result. Allocates nothing.
     ///
     /// Errors: [`OtherStream`](GpuError::OtherStream) if `batch`, `table` or `out` was made
     /// with another [`Gpu`] handle than the kernels (clones of one handle share its stream),
@@ -91,23 +90,20 @@ impl EmbeddingBag {
         }
         let plan = LaunchPlan::embedding_bag(batch.rows, table.dim())?;
         let wide = K::WIDTH == 8;
-        let which = usize::from(wide);
-        let stream = self.gpu.cu_stream();
-        let error_at = out.arena.address(&out.error)? as u64;
+        let state_at = out.arena.address(&out.state)? as u64;
         let out_at = out.device_ptr()?;
+        out.clear_record()?;
         self.gpu.bind()?;
-        // SAFETY: `error_at` is the output arena's error record, `ERROR_WORDS` u64s.
-        unsafe { ffi::fill_async(error_at, 0xFF, 8, stream) }?;
-        let (mut offsets, mut keys) = (batch.row_offsets, batch.values);
-        let (mut rows, mut nnz) = (batch.rows as u64, batch.nnz as u64);
         if let Some(plan) = plan {
+            let (mut offsets, mut keys) = (batch.row_offsets, batch.values);
+            let (mut rows, mut nnz) = (batch.rows as u64, batch.nnz as u64);
             let (mut table_at, mut vocab, mut dim) =
                 (table.device_ptr(), table.vocab() as u64, table.dim() as u64);
             let mut out_at = out_at;
             let mut mean = i32::from(config.pooling == Pooling::Mean);
             let mut modulo = i32::from(config.out_of_range == OutOfRange::Modulo);
-            let mut error = error_at;
-            let mut params: [*mut c_void; 11] = [
+            let (mut state, mut record) = (state_at, out.record_at);
+            let mut params: [*mut c_void; 12] = [
                 (&raw mut offsets).cast(),
                 (&raw mut keys).cast(),
                 (&raw mut rows).cast(),
@@ -118,57 +114,28 @@ impl EmbeddingBag {
                 (&raw mut out_at).cast(),
                 (&raw mut mean).cast(),
                 (&raw mut modulo).cast(),
-                (&raw mut error).cast(),
+                (&raw mut state).cast(),
+                (&raw mut record).cast(),
             ];
             // SAFETY: the parameters match the kernel's signature in order and type
             // (pointers as u64 device addresses, sizes as u64, flags as int); the batch holds
             // `rows + 1` offsets and `nnz` keys of `K` (the uploader sized and filled them,
             // and the borrow keeps them from being overwritten), the table `vocab x dim`
             // floats (the kernel reads only rows below `vocab`), the output `max_rows >= rows`
-            // rows of `dim`, the error record 4 words; all stay alive until `out.wait` or a
-            // drop synchronises the stream.
+            // rows of `dim`, the state `STATE_WORDS` u64s of the output's arena, the record
+            // `RECORD_WORDS` u64s of the output's mapped pinned memory, which the host does
+            // not touch until `out.wait` synchronises `done`; all stay alive until then or
+            // until a drop synchronises the stream.
             unsafe {
                 ffi::launch(
-                    self.pool[which].cu_function(),
+                    self.pool[usize::from(wide)].cu_function(),
                     plan.grid,
                     plan.block,
-                    stream,
+                    self.gpu.cu_stream(),
                     &mut params,
                 )
             }?;
         }
-        let mut error = error_at;
-        let mut params: [*mut c_void; 4] = [
-            (&raw mut offsets).cast(),
-            (&raw mut keys).cast(),
-            (&raw mut rows).cast(),
-            (&raw mut error).cast(),
-        ];
-        // SAFETY: parameters as the describe kernel's signature; it reads one offset per
-        // binary-search step below `rows`, and the key at the flat index the pooling kernel
-        // stored (below `nnz`), and writes words 1..4 of the error record.
-        unsafe {
-            ffi::launch(
-                self.describe[which].cu_function(),
-                (1, 1, 1),
-                (1, 1, 1),
-                stream,
-                &mut params,
-            )
-        }?;
-        let available = out.error_host.len();
-        let record = out
-            .error_host
-            .bytes_mut()
-            .get_mut(..ERROR_WORDS * 8)
-            .ok_or(GpuError::Capacity {
-                what: "error record (bytes)",
-                needed: ERROR_WORDS * 8,
-                available,
-            })?;
-        // SAFETY: the record is `ERROR_WORDS` u64s of the output's device arena; the pinned
-        // destination is owned by `out`, read by the host only in `wait`, after `done`.
-        unsafe { ffi::copy_to_host_async(record, error_at, stream) }?;
         driver("cuEventRecord", out.done.record(self.gpu.stream()))?;
         out.set_pending(batch.rows, table.vocab(), wide);
         Ok(())

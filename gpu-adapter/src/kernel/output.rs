@@ -1,5 +1,6 @@
 //! Where pooled embeddings land: one device arena holding the output rows and the kernel's
-//! error record, a pinned copy of the record, and the event that says the launch is done.
+//! state between launches, the pinned error record the kernel writes in place, and the event
+//! that says the launch is done.
 
 use cudarc::driver::CudaEvent;
 use tessera_alloc::VecSlots;
@@ -13,7 +14,12 @@ use crate::error::{GpuError, driver};
 use crate::memory::{DeviceMemory, PinnedMemory};
 
 /// Words of the error record: flat key index (`u64::MAX`: none), row, position, key bits.
-pub(crate) const ERROR_WORDS: usize = 4;
+pub(crate) const RECORD_WORDS: usize = 4;
+/// Words of the kernel's device state: the smallest bad flat key index (`u64::MAX`: none),
+/// and the blocks finished. The kernel's last block resets it to [`STATE_IDLE`].
+pub(crate) const STATE_WORDS: usize = 2;
+/// The state between launches.
+const STATE_IDLE: [u64; STATE_WORDS] = [u64::MAX, 0];
 
 /// The launch whose result [`PooledOutput::wait`] checks.
 #[derive(Debug, Clone, Copy)]
@@ -29,8 +35,11 @@ struct Pending {
 pub struct PooledOutput {
     pub(crate) arena: Arena<VecSlots, DeviceMemory>,
     pub(crate) rows: TensorHandle<f32>,
-    pub(crate) error: TensorHandle<u64>,
-    pub(crate) error_host: PinnedMemory,
+    pub(crate) state: TensorHandle<u64>,
+    /// Page-locked, mapped into the device: the kernel writes the error record here.
+    pub(crate) record: PinnedMemory,
+    /// The record's device address.
+    pub(crate) record_at: u64,
     pub(crate) done: CudaEvent,
     max_rows: usize,
     dim: usize,
@@ -38,24 +47,30 @@ pub struct PooledOutput {
 }
 
 impl PooledOutput {
-    /// Room for `max_rows x dim` floats (and the error record), in one device allocation
-    /// placed by `tessera-core`'s arena.
+    /// Room for `max_rows x dim` floats (and the kernel's state), in one device allocation
+    /// placed by `tessera-core`'s arena, and the pinned error record.
     ///
     /// Errors: [`TooLarge`](GpuError::TooLarge), [`Arena`](GpuError::Arena),
     /// [`Driver`](GpuError::Driver).
     pub fn new(gpu: &Gpu, max_rows: usize, dim: usize) -> Result<Self, GpuError> {
         let mut arena = Arena::new(VecSlots::default());
         let rows = arena.reserve::<f32>(&[max_rows, dim])?;
-        let error = arena.reserve::<u64>(&[ERROR_WORDS])?;
+        let state = arena.reserve::<u64>(&[STATE_WORDS])?;
         let bytes = arena.required_bytes()?;
+        let mut memory = DeviceMemory::new(gpu, bytes)?;
+        // Device memory is 256-byte aligned: the plan's offsets are the memory's.
+        memory.write(arena.offset(&state)?, STATE_IDLE.as_bytes())?;
         arena
-            .allocate(DeviceMemory::new(gpu, bytes)?)
+            .allocate(memory)
             .map_err(|e| GpuError::Arena(e.error))?;
+        let record = PinnedMemory::new(gpu, RECORD_WORDS * 8)?;
+        let record_at = record.device_ptr()?;
         Ok(Self {
             arena,
             rows,
-            error,
-            error_host: PinnedMemory::new(gpu, ERROR_WORDS * 8)?,
+            state,
+            record,
+            record_at,
             done: gpu.event()?,
             max_rows,
             dim,
@@ -85,6 +100,19 @@ impl PooledOutput {
         Ok(self.arena.address(&self.rows)? as u64)
     }
 
+    /// Readies the record for a launch: waits for the previous launch (whose result is
+    /// dropped unread) so that its kernel no longer writes the record, then marks it "no
+    /// error".
+    ///
+    /// Errors: [`Driver`](GpuError::Driver).
+    pub(crate) fn clear_record(&mut self) -> Result<(), GpuError> {
+        if self.pending.take().is_some() {
+            driver("cuEventSynchronize", self.done.synchronize())?;
+        }
+        self.record.bytes_mut()[..8].copy_from_slice(&u64::MAX.to_ne_bytes());
+        Ok(())
+    }
+
     pub(crate) fn set_pending(&mut self, rows: usize, vocab: usize, wide: bool) {
         self.pending = Some(Pending { rows, vocab, wide });
     }
@@ -100,10 +128,10 @@ impl PooledOutput {
             return Ok(0);
         };
         driver("cuEventSynchronize", self.done.synchronize())?;
-        let mut words = [0u64; ERROR_WORDS];
+        let mut words = [0u64; RECORD_WORDS];
         words
             .as_mut_bytes()
-            .copy_from_slice(&self.error_host.bytes()[..ERROR_WORDS * 8]);
+            .copy_from_slice(&self.record.bytes()[..RECORD_WORDS * 8]);
         if words[0] == u64::MAX {
             return Ok(p.rows);
         }

@@ -8,8 +8,9 @@ use crate::context::Gpu;
 use crate::error::GpuError;
 use crate::ffi;
 
-/// `len` zeroed bytes of page-locked host memory (`cuMemHostAlloc`, page aligned). Freed on
-/// drop, after the stream's work (which may still be copying from it) is done.
+/// `len` zeroed bytes of page-locked host memory (`cuMemHostAlloc`, page aligned, mapped into
+/// the device's address space). Freed on drop, after the stream's work (which may still be
+/// copying from it) is done.
 ///
 /// The bytes are an ordinary `&[u8]` / `&mut [u8]`; copies the crate enqueues from them
 /// ([`BatchUploader`](crate::BatchUploader)) keep the staging slot out of the host's reach
@@ -43,6 +44,20 @@ impl PinnedMemory {
             ptr,
             len,
         })
+    }
+}
+
+impl PinnedMemory {
+    /// The address kernels use to read and write these bytes in place (over the bus, no
+    /// copy); 0 when empty.
+    ///
+    /// Errors: [`Driver`](GpuError::Driver).
+    pub fn device_ptr(&self) -> Result<u64, GpuError> {
+        if self.len == 0 {
+            return Ok(0);
+        }
+        self.gpu.bind()?;
+        ffi::pinned_device_ptr(self.ptr)
     }
 }
 
