@@ -5,9 +5,16 @@
 //! the kernel must move (table rows read, offsets and keys read, output written), so
 //! criterion's GB/s compares with the GPU's memory bandwidth.
 //!
+//! Before criterion's wall-clock runs it prints a table timed as the PyTorch script times
+//! `embedding_bag` (CUDA events around the launch, and the wall clock around launch and wait,
+//! medians of 50): the columns `BENCHMARKS.md` compares. `TESSERA_GPU_TABLE_ONLY=1` prints
+//! the table alone.
+//!
 //! Needs an NVIDIA GPU: without one it prints why and exits 0.
 
 mod support;
+#[path = "support/timing.rs"]
+mod timing;
 
 use criterion::{Criterion, Throughput};
 use tessera_core::data::{PoolConfig, Pooling};
@@ -49,6 +56,61 @@ fn bench(c: &mut Criterion, gpu: &Gpu) {
     group.finish();
 }
 
+/// The table timed as PyTorch is timed, and a checksum of each width's smallest case (the
+/// PyTorch script prints the same sums for the same data).
+fn table(gpu: &Gpu) {
+    let kernels = EmbeddingBag::new(gpu).unwrap();
+    for dim in [16usize, 64, 128] {
+        let table = DeviceTable::new(gpu, &support::table(dim), dim).unwrap();
+        for samples in [1024usize, 4096, 16384, 65536] {
+            let nnz = support::batch_keys(samples);
+            let rows = samples * support::SLOTS;
+            let shape = BatchShape::new(support::dims(), samples, nnz);
+            let mut uploader = BatchUploader::<u32>::new(gpu, shape, 1).unwrap();
+            let batch = uploader
+                .upload_with(|b| {
+                    support::fill(b, samples);
+                    Ok(true)
+                })
+                .unwrap()
+                .unwrap();
+            let mut out = PooledOutput::new(gpu, rows, dim).unwrap();
+            let moved = (nnz * dim * 4 + rows * dim * 4 + (rows + 1) * 4 + nnz * 4) as f64;
+            for pooling in [Pooling::Sum, Pooling::Mean] {
+                let config = PoolConfig::new(pooling);
+                let t = {
+                    let out = std::cell::RefCell::new(&mut out);
+                    timing::time(
+                        gpu,
+                        || {
+                            kernels
+                                .launch(&batch, &table, &mut out.borrow_mut(), config)
+                                .unwrap()
+                        },
+                        || {
+                            out.borrow_mut().wait().unwrap();
+                        },
+                    )
+                };
+                let name = format!("{pooling:?}/dim{dim}/batch{samples}").to_lowercase();
+                let mut check = String::new();
+                if samples == 1024 {
+                    let mut host = vec![0f32; rows * dim];
+                    out.read(&mut host).unwrap();
+                    let sum: f64 = host.iter().map(|&x| f64::from(x)).sum();
+                    check = format!(", checksum {sum:.6e}");
+                }
+                println!(
+                    "tessera {name}: device {:.4} ms, wall {:.4} ms, {:.1} GB/s{check}",
+                    t.device_ms,
+                    t.wall_ms,
+                    moved / t.device_ms / 1e6
+                );
+            }
+        }
+    }
+}
+
 fn main() {
     let gpu = match Gpu::first() {
         Ok(gpu) => gpu,
@@ -57,6 +119,10 @@ fn main() {
             return;
         }
     };
+    table(&gpu);
+    if timing::table_only() {
+        return;
+    }
     let mut c = Criterion::default().configure_from_args();
     bench(&mut c, &gpu);
     c.final_summary();

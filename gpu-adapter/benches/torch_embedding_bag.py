@@ -4,13 +4,17 @@ the same data (the formulas of benches/support/mod.rs, repeated below) and the s
 
     python3 gpu-adapter/benches/torch_embedding_bag.py [--check]
 
-Prints one line per case: milliseconds per call (median of CUDA-event timings) and the GB/s
-of the same byte count criterion uses (table rows read + output written + offsets + keys).
+Prints one line per case, timed as benches/embedding_bag.rs times tessera: the median of 50
+calls after 10 warm-ups of the device time (CUDA events around the call) and of the wall
+time (the call and torch.cuda.synchronize()), the GB/s of the same byte count (table rows
+read + output written + offsets + keys) over the device time, and for batch 1 024 the sum of
+the output (the Rust bench prints the same checksum for the same data).
 --check also compares a small case with tessera's formulas for the expected sums.
 Without CUDA it prints why and exits 0.
 """
 
 import sys
+import time
 
 VOCAB = 100_000
 SLOTS = 26
@@ -33,7 +37,11 @@ def batch(samples, device, torch):
 def table(dim, device, torch):
     k = torch.arange(VOCAB, device=device).unsqueeze(1)
     j = torch.arange(dim, device=device).unsqueeze(0)
-    return (((k * 31 + j) % 1000).to(torch.float32) / 1000.0) - 0.5
+    # As Rust computes it: an f32 quotient (correctly rounded: PyTorch's float32 division by
+    # a scalar multiplies by its reciprocal, one ulp off for many entries), then an f32
+    # subtraction.
+    q = (((k * 31 + j) % 1000).to(torch.float64) / 1000.0).to(torch.float32)
+    return q - 0.5
 
 
 def main():
@@ -60,18 +68,28 @@ def main():
                 for _ in range(10):
                     call()
                 torch.cuda.synchronize()
-                times = []
+                device_ms, wall_ms = [], []
                 for _ in range(50):
                     start = torch.cuda.Event(enable_timing=True)
                     end = torch.cuda.Event(enable_timing=True)
+                    t = time.perf_counter()
                     start.record()
-                    call()
+                    out = call()
                     end.record()
-                    end.synchronize()
-                    times.append(start.elapsed_time(end))
-                times.sort()
-                ms = times[len(times) // 2]
-                print(f"torch {mode}/dim{dim}/batch{samples}: {ms:.4f} ms, {moved / ms / 1e6:.1f} GB/s")
+                    torch.cuda.synchronize()
+                    wall_ms.append((time.perf_counter() - t) * 1e3)
+                    device_ms.append(start.elapsed_time(end))
+                device_ms.sort()
+                wall_ms.sort()
+                ms = device_ms[len(device_ms) // 2]
+                wall = wall_ms[len(wall_ms) // 2]
+                check = ""
+                if samples == 1024:
+                    check = f", checksum {out.double().sum().item():.6e}"
+                print(
+                    f"torch {mode}/dim{dim}/batch{samples}: device {ms:.4f} ms, "
+                    f"wall {wall:.4f} ms, {moved / ms / 1e6:.1f} GB/s{check}"
+                )
     if "--check" in sys.argv:
         keys, offsets, _ = batch(2, device, torch)
         out = F.embedding_bag(keys, table(4, device, torch), offsets, mode="sum")
