@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Runs tessera-gpu's GPU checks where there is an NVIDIA GPU, CUDA and Python (PyTorch for the
+# comparison) but no Rust, from the binaries `build.sh` made. Each step has its own time
+# limit; a failing step is reported and the others still run. The log goes to stdout and to
+# $OUT/gpu-check.log (OUT defaults to /tmp/gpu-check).
+#
+#   bash gpu-adapter/device/check.sh [DIR]
+set -u
+bin=${1:-.gpu-bin}
+out=${OUT:-/tmp/gpu-check}
+mkdir -p "$out"
+exec > >(tee "$out/gpu-check.log") 2>&1
+export PYTHONUNBUFFERED=1
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.memory \
+  --format=csv
+# cudarc opens `libnvrtc.so` or `libnvrtc.so.12`; CUDA 13 installs `libnvrtc.so.13`, with the
+# unversioned name only in the toolkit's lib64 (not always on the loader's path). Link it.
+nvrtc=$(ls /usr/local/cuda/lib64/libnvrtc.so* 2>/dev/null | grep -v builtins | grep -v alt | head -1)
+if [ -z "$nvrtc" ]; then
+  nvrtc=$(find / -xdev -name 'libnvrtc.so*' 2>/dev/null | grep -v -e builtins -e alt | head -1)
+fi
+[ -n "$nvrtc" ] && nvrtc=$(readlink -f "$nvrtc")
+echo "NVRTC: ${nvrtc:-none found}"
+if [ -n "$nvrtc" ]; then
+  mkdir -p /tmp/nvrtc-link
+  ln -sf "$nvrtc" /tmp/nvrtc-link/libnvrtc.so
+  export LD_LIBRARY_PATH=/tmp/nvrtc-link:$(dirname "$nvrtc"):${LD_LIBRARY_PATH:-}
+fi
+
+failed=()
+step() {
+  local limit=$1 name=$2
+  shift 2
+  echo
+  echo "=== $name"
+  local t0=$SECONDS
+  timeout "$limit" "$@"
+  local status=$?
+  echo "=== $name: status $status, $((SECONDS - t0)) s"
+  [ "$status" -eq 0 ] || failed+=("$name ($status)")
+}
+
+for t in "$bin"/test-*; do
+  step 120 "$(basename "$t")" "$t" --test-threads=1 --nocapture
+done
+step 120 "example (Norm bytes -> ring -> device -> pooled, against the CPU)" \
+  "$bin/example-embedding_bag"
+export TESSERA_GPU_TABLE_ONLY=1
+step 150 "bench embedding_bag (tessera)" "$bin/bench-embedding_bag"
+step 150 "bench embedding_bag (PyTorch)" python3 "$bin/torch_embedding_bag.py" --check
+step 150 "bench upload" "$bin/bench-upload"
+if command -v compute-sanitizer >/dev/null; then
+  step 180 "compute-sanitizer memcheck: GPU tests" \
+    compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/test-gpu" --test-threads=1
+fi
+
+echo
+if [ ${#failed[@]} -eq 0 ]; then
+  echo "all GPU checks passed"
+else
+  printf 'FAILED: %s\n' "${failed[@]}"
+  exit 1
+fi
