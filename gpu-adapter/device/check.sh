@@ -44,7 +44,7 @@ step() {
 for t in "$bin"/test-*; do
   step 120 "$(basename "$t")" "$t" --test-threads=1 --nocapture
 done
-step 120 "example (Norm bytes -> ring -> device -> pooled, against the CPU)" \
+step 120 "example (Norm file -> cursor set -> ring -> device -> pooled, against the CPU)" \
   "$bin/example-embedding_bag"
 export TESSERA_GPU_TABLE_ONLY=1
 step 150 "bench embedding_bag (tessera)" "$bin/bench-embedding_bag"
