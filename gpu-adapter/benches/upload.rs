@@ -28,6 +28,30 @@ use tessera_core::memory::HostMemory;
 use tessera_gpu::staging::BatchShape;
 use tessera_gpu::{BatchUploader, DeviceMemory, Gpu, PinnedMemory};
 
+/// Uploads a copy of `host` through `uploader` (staging it into the next slot).
+fn upload(uploader: &mut BatchUploader<u32>, host: &SampleBatch<'_, u32>) {
+    let batch = uploader
+        .upload_with(|staged| {
+            staged.append(host)?;
+            Ok(true)
+        })
+        .unwrap()
+        .unwrap();
+    black_box(batch.nnz);
+}
+
+/// The batch's bytes back to back (labels and dense, offsets, keys), for the plain copies.
+fn flat(host: &SampleBatch<'_, u32>) -> Vec<u8> {
+    let mut flat = Vec::new();
+    for f in host.label_dense() {
+        flat.extend_from_slice(&f.to_le_bytes());
+    }
+    for k in host.csr().row_offsets().iter().chain(host.csr().values()) {
+        flat.extend_from_slice(&k.to_le_bytes());
+    }
+    flat
+}
+
 fn bench(c: &mut Criterion, gpu: &Gpu) {
     let mut group = c.benchmark_group("upload");
     for samples in [1024usize, 4096, 16384, 65536] {
@@ -43,26 +67,13 @@ fn bench(c: &mut Criterion, gpu: &Gpu) {
         let mut uploader = BatchUploader::<u32>::new(gpu, shape, 1).unwrap();
         group.bench_function(format!("tessera_uploader/{samples}"), |b| {
             b.iter(|| {
-                let batch = uploader
-                    .upload_with(|staged| {
-                        staged.append(&host)?;
-                        Ok(true)
-                    })
-                    .unwrap()
-                    .unwrap();
-                black_box(batch.nnz);
+                upload(&mut uploader, &host);
                 gpu.synchronize().unwrap();
             })
         });
 
         // The same bytes, laid out back to back, through one pinned buffer.
-        let mut flat = Vec::with_capacity(bytes as usize);
-        for f in host.label_dense() {
-            flat.extend_from_slice(&f.to_le_bytes());
-        }
-        for k in host.csr().row_offsets().iter().chain(host.csr().values()) {
-            flat.extend_from_slice(&k.to_le_bytes());
-        }
+        let flat = flat(&host);
         let mut pinned = PinnedMemory::new(gpu, flat.len()).unwrap();
         let mut device = DeviceMemory::new(gpu, flat.len()).unwrap();
         group.bench_function(format!("pinned_memcpy/{samples}"), |b| {
@@ -135,28 +146,15 @@ fn table(gpu: &Gpu) {
         let host =
             SampleBatch::resume(support::dims(), &mut ld, &mut offsets, &mut values, samples)
                 .unwrap();
-        let mut flat = Vec::new();
-        for f in host.label_dense() {
-            flat.extend_from_slice(&f.to_le_bytes());
-        }
-        for k in host.csr().row_offsets().iter().chain(host.csr().values()) {
-            flat.extend_from_slice(&k.to_le_bytes());
-        }
+        let flat = flat(&host);
         let shape = BatchShape::new(support::dims(), samples, nnz);
         let bytes = flat.len() as f64;
-        let upload = |uploader: &mut BatchUploader<u32>| {
-            let batch = uploader
-                .upload_with(|staged| {
-                    staged.append(&host)?;
-                    Ok(true)
-                })
-                .unwrap()
-                .unwrap();
-            black_box(batch.nnz);
-        };
-
         let mut one_slot = BatchUploader::<u32>::new(gpu, shape, 1).unwrap();
-        let per_batch = timing::time(gpu, || upload(&mut one_slot), || gpu.synchronize().unwrap());
+        let per_batch = timing::time(
+            gpu,
+            || upload(&mut one_slot, &host),
+            || gpu.synchronize().unwrap(),
+        );
         drop(one_slot);
         let mut pinned = PinnedMemory::new(gpu, flat.len()).unwrap();
         let mut device = DeviceMemory::new(gpu, flat.len()).unwrap();
@@ -175,7 +173,7 @@ fn table(gpu: &Gpu) {
         for _ in 0..7 {
             let t = Instant::now();
             for _ in 0..STREAM {
-                upload(&mut ring);
+                upload(&mut ring, &host);
             }
             ring.synchronize().unwrap();
             streamed.push(t.elapsed().as_secs_f64());
