@@ -14,10 +14,17 @@
 #                the same with the model loaded by its seal (made by build.rs on the host):
 #                no verifier linked
 #     baseline   no tessera: the runtime alone, what framework and keyword are measured from
+#   Any variant + "+nano-mem" (say framework-sealed+nano-mem): memcpy / memset as byte loops,
+#   for size, as newlib-nano's that TensorFlow Lite Micro's figures link.
 set -euo pipefail
 cd "$(dirname "$0")"
 variant=${1:-noheap}
 variant=${variant// /}
+extra=()
+if [ "${variant%+nano-mem}" != "$variant" ]; then
+  variant=${variant%+nano-mem}
+  extra=(--features nano-mem)
+fi
 case "$variant" in
   noheap) features=() ;;
   heap | defmt) features=(--features "$variant") ;;
@@ -40,6 +47,7 @@ if [ "$variant" = defmt ] && ! command -v defmt-print >/dev/null; then
   cargo install defmt-print --locked --quiet
 fi
 
+features+=("${extra[@]}")
 cargo build --release --quiet "${features[@]}"
 elf=target/thumbv7em-none-eabihf/release/tessera-firmware
 if command -v size >/dev/null; then

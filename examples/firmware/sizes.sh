@@ -18,17 +18,23 @@ sections() { # VARIANT -> "text rodata data bss"
 
 echo "| variant | .text | .rodata | .data | .bss |"
 echo "| --- | ---: | ---: | ---: | ---: |"
-for variant in noheap heap defmt baseline keyword-sealed framework-sealed keyword framework; do
-  case "$variant" in
+# `+nano-mem`: memcpy / memset as byte loops (newlib-nano's choice, which TFLM's figures link).
+for variant in noheap heap defmt baseline keyword-sealed+nano-mem framework-sealed+nano-mem \
+  framework+nano-mem keyword-sealed framework-sealed keyword framework; do
+  base=${variant%+nano-mem}
+  case "$base" in
     noheap) features=() ;;
-    heap | defmt) features=(--features "$variant") ;;
-    *-sealed) features=(--no-default-features --features "${variant%-sealed},sealed") ;;
-    *) features=(--no-default-features --features "$variant") ;;
+    heap | defmt) features=(--features "$base") ;;
+    *-sealed) features=(--no-default-features --features "${base%-sealed},sealed") ;;
+    *) features=(--no-default-features --features "$base") ;;
   esac
+  [ "$base" = "$variant" ] || features+=(--features nano-mem)
   cargo build --release --quiet "${features[@]}"
   read -r t r d b < <(sections)
   echo "| \`$variant\` | $t | $r | $d | $b |"
-  eval "${variant//-/_}_text=$t ${variant//-/_}_rodata=$r"
+  name=${variant//-/_}
+  name=${name//+/_}
+  eval "${name}_text=$t ${name}_rodata=$r"
 done
 
 # shellcheck disable=SC2154 # set by eval above
@@ -36,7 +42,8 @@ done
   echo
   echo "minus baseline (the model's $model_bytes bytes left out of .rodata; keyword's" \
     "490-byte input in):"
-  for v in framework framework_sealed keyword keyword_sealed; do
+  for v in framework framework_sealed keyword keyword_sealed framework_nano_mem \
+    framework_sealed_nano_mem keyword_sealed_nano_mem; do
     eval "text=\$((${v}_text - baseline_text)) rodata=\$((${v}_rodata - baseline_rodata - model_bytes))"
     echo "  ${v//_/-}: .text $text, .rodata $rodata, flash $((text + rodata))"
   done

@@ -20,7 +20,9 @@
 //! The last three are "size-only" variants (`cfg(size_only)`, set by `build.rs`). The
 //! `sealed` feature (on in `app`; `framework-sealed` and `keyword-sealed` with `run.sh`) loads
 //! the keyword-spotting network by the seal `build.rs` made on the host
-//! (`Model::load_sealed`), so that nothing links the verifier for it.
+//! (`Model::load_sealed`), so that nothing links the verifier for it. The `nano-mem` feature
+//! (`run.sh VARIANT+nano-mem`) replaces Rust's `memcpy` / `memset` with byte loops, for size
+//! ([`nano_mem`]).
 #![no_std]
 #![no_main]
 
@@ -53,6 +55,8 @@ mod job;
 mod keyword;
 #[cfg(not(feature = "baseline"))]
 mod kws;
+#[cfg(feature = "nano-mem")]
+mod nano_mem;
 #[cfg(feature = "heap")]
 mod strings_job;
 
