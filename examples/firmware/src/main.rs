@@ -22,7 +22,7 @@
 //! the keyword-spotting network by the seal `build.rs` made on the host
 //! (`Model::load_sealed`), so that nothing links the verifier for it. The `nano-mem` feature
 //! (`run.sh VARIANT+nano-mem`) replaces Rust's `memcpy` / `memset` with byte loops, for size
-//! ([`nano_mem`]).
+//! (`src/nano_mem.rs`).
 #![no_std]
 #![no_main]
 
