@@ -9,7 +9,7 @@
 //!
 //! Variants (cargo features; `run.sh VARIANT` builds and runs one):
 //! - none (`noheap`): no `#[global_allocator]`, everything in static memory;
-//! - `heap`: adds `embedded-alloc` and a string model fed LARGE `TString`s ([`strings_job`]);
+//! - `heap`: adds `embedded-alloc` and a string model fed LARGE `TString`s (`src/strings_job.rs`);
 //! - `defmt`: adds defmt over semihosting and logs a tessera-core error with `defmt::Format`;
 //! - `framework`: only the loader, planner and interpreter, no kernel, to measure their size;
 //! - `keyword`: the framework and the keyword-spotting network's five kernels alone, running
