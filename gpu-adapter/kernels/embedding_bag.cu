@@ -3,9 +3,11 @@
 // `embedding_bag` is one launch too, and at small batches each extra operation on the
 // stream costs about as much as the pooling).
 //
-// One thread per (CSR row, embedding column). Each thread adds its row's table entries in
-// key order, starting from +0.0f, with one correctly rounded f32 add per key (`__fadd_rn`,
-// which the compiler may not contract into an FMA), then for Mean with n > 1 multiplies by
+// One thread per (CSR row, embedding column), or per (CSR row, 4 columns) where the width is
+// a multiple of 4 (the `_x4` kernels: 16-byte reads and writes, each column still its own
+// sum). For each of its columns, a thread adds its row's table entries in key order,
+// starting from +0.0f, with one correctly rounded f32 add per key (`__fadd_rn`, which the
+// compiler may not contract into an FMA), then for Mean with n > 1 multiplies by
 // `1.0f / (float)n` (`__fdiv_rn`, `__ull2float_rn`, `__fmul_rn`). That is exactly the
 // operation sequence tessera-core's CPU reference documents, so results are bit-equal.
 //
@@ -53,13 +55,56 @@ __device__ __forceinline__ bool resolve_key(i64 key, u64 vocab, int modulo, u64*
     return key >= 0 && (u64)key < vocab;
 }
 
-// The pooled value of (row, col), or false at the first key out of range (its flat index
-// goes to `*bad`).
-template <typename K>
+// V consecutive floats of a table or output row, read or written together (V = 4: one
+// 16-byte access; the host picks V = 4 only where the width is a multiple of 4, so every
+// such access is 16-byte aligned).
+template <int V>
+struct Lanes {
+    float v[V];
+};
+
+template <int V>
+__device__ __forceinline__ Lanes<V> load(const float* __restrict__ p);
+
+template <>
+__device__ __forceinline__ Lanes<1> load<1>(const float* __restrict__ p) {
+    Lanes<1> l;
+    l.v[0] = __ldg(p);
+    return l;
+}
+
+template <>
+__device__ __forceinline__ Lanes<4> load<4>(const float* __restrict__ p) {
+    float4 f = __ldg(reinterpret_cast<const float4*>(p));
+    Lanes<4> l;
+    l.v[0] = f.x;
+    l.v[1] = f.y;
+    l.v[2] = f.z;
+    l.v[3] = f.w;
+    return l;
+}
+
+__device__ __forceinline__ void store(float* p, const Lanes<1>& l) {
+    *p = l.v[0];
+}
+
+__device__ __forceinline__ void store(float* p, const Lanes<4>& l) {
+    float4 f;
+    f.x = l.v[0];
+    f.y = l.v[1];
+    f.z = l.v[2];
+    f.w = l.v[3];
+    *reinterpret_cast<float4*>(p) = f;
+}
+
+// The pooled values of (row, col .. col + V), or false at the first key out of range (its
+// flat index goes to `*bad`). Each of the V columns is its own sum, in key order: the same
+// operations as one column at a time.
+template <typename K, int V>
 __device__ __forceinline__ bool pool(const K* __restrict__ offsets, const K* __restrict__ keys,
                                      u64 row, u64 col, u64 nnz,
                                      const float* __restrict__ table, u64 vocab, u64 dim,
-                                     int mean, int modulo, float* value, u64* bad) {
+                                     int mean, int modulo, Lanes<V>* value, u64* bad) {
     // The host validated the CSR; the clamps only keep a bad batch inside its buffers.
     u64 begin = (u64)offsets[row];
     u64 end = (u64)offsets[row + 1];
@@ -69,18 +114,30 @@ __device__ __forceinline__ bool pool(const K* __restrict__ offsets, const K* __r
     if (begin > end) {
         begin = end;
     }
-    float acc = 0.0f;
+    Lanes<V> acc;
+#pragma unroll
+    for (int c = 0; c < V; ++c) {
+        acc.v[c] = 0.0f;
+    }
     for (u64 i = begin; i < end; ++i) {
         u64 index;
         if (!resolve_key(keys[i], vocab, modulo, &index)) {
             *bad = i;
             return false;
         }
-        acc = __fadd_rn(acc, __ldg(&table[index * dim + col]));
+        Lanes<V> t = load<V>(&table[index * dim + col]);
+#pragma unroll
+        for (int c = 0; c < V; ++c) {
+            acc.v[c] = __fadd_rn(acc.v[c], t.v[c]);
+        }
     }
     u64 n = end - begin;
     if (mean && n > 1) {
-        acc = __fmul_rn(acc, __fdiv_rn(1.0f, __ull2float_rn(n)));
+        float r = __fdiv_rn(1.0f, __ull2float_rn(n));
+#pragma unroll
+        for (int c = 0; c < V; ++c) {
+            acc.v[c] = __fmul_rn(acc.v[c], r);
+        }
     }
     *value = acc;
     return true;
@@ -107,22 +164,28 @@ __device__ void describe(const K* offsets, const K* keys, u64 rows, u64 i,
     record[0] = i;
 }
 
-template <typename K>
+// One thread per (row, V columns): `blockIdx.y * blockDim.x + threadIdx.x` counts groups of
+// V columns; the host launches `dim / V` of them per row.
+template <typename K, int V>
 __device__ __forceinline__ void bag(const K* __restrict__ offsets, const K* __restrict__ keys,
                                     u64 rows, u64 nnz, const float* __restrict__ table,
                                     u64 vocab, u64 dim, float* __restrict__ out, int mean,
                                     int modulo, u64* state, u64* record) {
     u64 row = (u64)blockIdx.x * blockDim.y + threadIdx.y;
-    u64 col = (u64)blockIdx.y * blockDim.x + threadIdx.x;
+    u64 col = ((u64)blockIdx.y * blockDim.x + threadIdx.x) * V;
     if (row < rows && col < dim) {
-        float value = 0.0f;
+        Lanes<V> value;
+#pragma unroll
+        for (int c = 0; c < V; ++c) {
+            value.v[c] = 0.0f;
+        }
         u64 bad;
-        if (!pool(offsets, keys, row, col, nnz, table, vocab, dim, mean, modulo, &value,
-                  &bad) &&
+        if (!pool<K, V>(offsets, keys, row, col, nnz, table, vocab, dim, mean, modulo, &value,
+                        &bad) &&
             col == 0) {
             atomicMin(&state[0], bad);
         }
-        out[row * dim + col] = value;
+        store(&out[row * dim + col], value);
     }
     // Every thread of the block is past its atomicMin: one of them counts the block.
     __syncthreads();
@@ -144,18 +207,17 @@ __device__ __forceinline__ void bag(const K* __restrict__ offsets, const K* __re
     state[1] = 0;
 }
 
-extern "C" __global__ void embedding_bag_u32(const unsigned int* offsets,
-                                             const unsigned int* keys, u64 rows, u64 nnz,
-                                             const float* table, u64 vocab, u64 dim,
-                                             float* out, int mean, int modulo, u64* state,
-                                             u64* record) {
-    bag<unsigned int>(offsets, keys, rows, nnz, table, vocab, dim, out, mean, modulo, state,
-                      record);
-}
+// The kernels: key type, then floats per thread (none: one; `_x4`: four, for widths that
+// are multiples of 4).
+#define ENTRY(NAME, K, V)                                                                   \
+    extern "C" __global__ void NAME(const K* offsets, const K* keys, u64 rows, u64 nnz,    \
+                                    const float* table, u64 vocab, u64 dim, float* out,    \
+                                    int mean, int modulo, u64* state, u64* record) {       \
+        bag<K, V>(offsets, keys, rows, nnz, table, vocab, dim, out, mean, modulo, state,   \
+                  record);                                                                 \
+    }
 
-extern "C" __global__ void embedding_bag_i64(const i64* offsets, const i64* keys, u64 rows,
-                                             u64 nnz, const float* table, u64 vocab, u64 dim,
-                                             float* out, int mean, int modulo, u64* state,
-                                             u64* record) {
-    bag<i64>(offsets, keys, rows, nnz, table, vocab, dim, out, mean, modulo, state, record);
-}
+ENTRY(embedding_bag_u32, unsigned int, 1)
+ENTRY(embedding_bag_i64, i64, 1)
+ENTRY(embedding_bag_u32_x4, unsigned int, 4)
+ENTRY(embedding_bag_i64_x4, i64, 4)

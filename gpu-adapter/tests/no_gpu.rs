@@ -33,7 +33,7 @@ fn a_missing_device_ordinal_is_a_typed_error() {
 fn kernel_source_defines_every_kernel_in_the_reference_order() {
     for name in KERNELS {
         assert!(
-            SOURCE.contains(&format!("__global__ void {name}(")),
+            SOURCE.contains(&format!("ENTRY({name}, ")),
             "kernel {name} missing"
         );
     }

@@ -10,8 +10,15 @@ use crate::ffi;
 pub const SOURCE: &str = include_str!("../../kernels/embedding_bag.cu");
 /// The source's file name, for errors.
 pub(crate) const SOURCE_NAME: &str = "embedding_bag.cu";
-/// The kernels' names in [`SOURCE`], per key type: `u32`, then `i64`.
-pub const KERNELS: [&str; 2] = ["embedding_bag_u32", "embedding_bag_i64"];
+/// The kernels' names in [`SOURCE`]: a float per thread for `u32`, then `i64` keys; then
+/// four floats per thread (16-byte accesses, for widths that are multiples of 4), `u32`, then
+/// `i64`.
+pub const KERNELS: [&str; 4] = [
+    "embedding_bag_u32",
+    "embedding_bag_i64",
+    "embedding_bag_u32_x4",
+    "embedding_bag_i64_x4",
+];
 
 /// NVRTC options: no FMA contraction, IEEE division and no flush-to-zero, so the kernel's
 /// f32 operations are those of the CPU reference. No target architecture is named: NVRTC's

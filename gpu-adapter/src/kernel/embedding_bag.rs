@@ -23,7 +23,8 @@ use crate::upload::DeviceBatch;
 pub struct EmbeddingBag {
     gpu: Gpu,
     _module: Arc<CudaModule>,
-    pool: [CudaFunction; 2],
+    /// [`KERNELS`]' order: by key width, then four floats per thread.
+    pool: [CudaFunction; 4],
 }
 
 impl EmbeddingBag {
@@ -38,7 +39,12 @@ impl EmbeddingBag {
         let load = |name| driver("cuModuleGetFunction", module.load_function(name));
         Ok(Self {
             gpu: gpu.clone(),
-            pool: [load(KERNELS[0])?, load(KERNELS[1])?],
+            pool: [
+                load(KERNELS[0])?,
+                load(KERNELS[1])?,
+                load(KERNELS[2])?,
+                load(KERNELS[3])?,
+            ],
             _module: module,
         })
     }
@@ -88,10 +94,16 @@ impl EmbeddingBag {
                 available: out.max_rows(),
             });
         }
-        let plan = LaunchPlan::embedding_bag(batch.rows, table.dim())?;
         let wide = K::WIDTH == 8;
         let state_at = out.arena.address(&out.state)? as u64;
         let out_at = out.device_ptr()?;
+        // Four floats per thread where every row of the table and the output starts on a
+        // 16-byte boundary: a width that is a multiple of 4, and 16-byte aligned bases (device
+        // allocations are 256-byte aligned, the output arena's buffers 32).
+        let dim = table.dim();
+        let x4 = dim % 4 == 0 && table.device_ptr() % 16 == 0 && out_at % 16 == 0;
+        let lanes = if x4 { dim / 4 } else { dim };
+        let plan = LaunchPlan::embedding_bag(batch.rows, lanes)?;
         out.clear_record()?;
         self.gpu.bind()?;
         if let Some(plan) = plan {
@@ -128,7 +140,7 @@ impl EmbeddingBag {
             // until a drop synchronises the stream.
             unsafe {
                 ffi::launch(
-                    self.pool[usize::from(wide)].cu_function(),
+                    self.pool[usize::from(wide) + 2 * usize::from(x4)].cu_function(),
                     plan.grid,
                     plan.block,
                     self.gpu.cu_stream(),

@@ -1,6 +1,7 @@
 //! Launch geometry of the embedding-bag kernel, computed on the host with no GPU: one thread
-//! per (CSR row, column), columns along `x` so that a warp reads consecutive floats of a
-//! table row, several rows per block along `y`.
+//! per (CSR row, column) — a column being one float, or four where the kernel reads four at a
+//! time — columns along `x` so that a warp reads consecutive floats of a table row, several
+//! rows per block along `y`.
 
 use crate::error::GpuError;
 
@@ -23,8 +24,9 @@ pub struct LaunchPlan {
 }
 
 impl LaunchPlan {
-    /// The launch pooling `rows` CSR rows into `dim` columns; `None` when there is nothing
-    /// to compute (no rows or no columns).
+    /// The launch pooling `rows` CSR rows with `dim` threads per row (the width, or a quarter
+    /// of it where each thread reads four floats); `None` when there is nothing to compute
+    /// (no rows or no columns).
     ///
     /// A block covers `min(dim.next_power_of_two(), 128)` columns (so widths 16, 64 and 128
     /// waste no thread) and `256 / that` rows.
