@@ -50,7 +50,13 @@ impl Case<'_> {
 
 /// Calls `run` for every width and batch size, its batch uploaded once.
 fn each_case(gpu: &Gpu, mut run: impl FnMut(&mut Case<'_>)) {
-    let kernels = EmbeddingBag::new(gpu).unwrap();
+    // `TESSERA_GPU_SHIPPED=1`: the PTX shipped with the crate, not NVRTC's compilation.
+    let kernels = if std::env::var_os("TESSERA_GPU_SHIPPED").is_some_and(|v| v == "1") {
+        EmbeddingBag::shipped(gpu)
+    } else {
+        EmbeddingBag::new(gpu)
+    }
+    .unwrap();
     for dim in [16usize, 64, 128] {
         let table = DeviceTable::new(gpu, &support::table(dim), dim).unwrap();
         for samples in [1024usize, 4096, 16384, 65536] {

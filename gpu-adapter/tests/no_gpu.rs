@@ -2,7 +2,7 @@
 //! and the kernel source the crate compiles at run time is there, with the operations that
 //! make it bit-equal to the CPU reference.
 
-use tessera_gpu::kernel::{KERNELS, SOURCE, compile_ptx};
+use tessera_gpu::kernel::{KERNELS, SHIPPED_PTX, SOURCE, compile_ptx, shipped_ptx_is_current};
 use tessera_gpu::{Gpu, GpuError};
 
 #[test]
@@ -75,4 +75,23 @@ fn kernel_source_compiles_with_nvrtc_where_installed() {
         Err(e @ GpuError::NoNvrtc { .. }) => println!("skipped: {e}"),
         Err(e) => panic!("{e}"),
     }
+}
+
+/// The PTX shipped for machines without NVRTC was made from this source, and holds every
+/// entry point with round-to-nearest adds and no fused multiply-add.
+#[test]
+fn shipped_ptx_was_made_from_this_source() {
+    assert!(
+        shipped_ptx_is_current(),
+        "kernels/embedding_bag.ptx is stale: remake it with kernels/make_ptx.py (its docstring \
+         has the command)"
+    );
+    for name in KERNELS {
+        assert!(
+            SHIPPED_PTX.contains(&format!(".entry {name}(")),
+            "{name} missing from the shipped PTX"
+        );
+    }
+    assert!(SHIPPED_PTX.contains("add.rn.f32"));
+    assert!(!SHIPPED_PTX.contains("fma.rn.f32"));
 }

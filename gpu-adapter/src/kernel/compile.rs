@@ -1,5 +1,8 @@
 //! Compiling `kernels/embedding_bag.cu` with NVRTC, opened at run time. NVRTC needs no GPU
 //! and no driver, so this also runs (and is tested) on machines that only have the library.
+//! Where there is no NVRTC (a deployment with only the driver), the PTX shipped with the
+//! crate is loaded instead: `kernels/make_ptx.py` made it from the same source with the same
+//! options, and records the source's hash in its first line, which a test checks.
 
 use cudarc::nvrtc::{CompileError, CompileOptions, compile_ptx_with_opts};
 
@@ -8,6 +11,27 @@ use crate::ffi;
 
 /// The CUDA C source of the kernels.
 pub const SOURCE: &str = include_str!("../../kernels/embedding_bag.cu");
+/// [`SOURCE`] compiled by `kernels/make_ptx.py` (NVRTC 12.0: PTX ISA 8.0 for compute_52,
+/// which every driver since CUDA 12.0 compiles for its GPU), for machines without NVRTC.
+pub const SHIPPED_PTX: &str = include_str!("../../kernels/embedding_bag.ptx");
+
+/// Whether [`SHIPPED_PTX`] was made from this [`SOURCE`]: its first line holds the
+/// source's FNV-1a hash (CI fails otherwise; `kernels/make_ptx.py` remakes it).
+pub fn shipped_ptx_is_current() -> bool {
+    let expected = format!("fnv1a64 {:016x},", fnv1a64(SOURCE.as_bytes()));
+    SHIPPED_PTX
+        .lines()
+        .next()
+        .is_some_and(|line| line.contains(&expected))
+}
+
+/// FNV-1a, 64 bits (`make_ptx.py` computes the same).
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xCBF2_9CE4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3)
+    })
+}
+
 /// The source's file name, for errors.
 pub(crate) const SOURCE_NAME: &str = "embedding_bag.cu";
 /// The kernels' names in [`SOURCE`]: a float per thread for `u32`, then `i64` keys; then

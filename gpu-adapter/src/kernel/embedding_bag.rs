@@ -9,7 +9,7 @@ use cudarc::nvrtc::Ptx;
 use tessera_core::data::{Key, OutOfRange, PoolConfig, PoolError, Pooling};
 use tessera_core::tensor::Element;
 
-use super::compile::{KERNELS, compile_ptx};
+use super::compile::{KERNELS, SHIPPED_PTX, compile_ptx};
 use super::launch::LaunchPlan;
 use super::output::PooledOutput;
 use super::table::DeviceTable;
@@ -28,12 +28,28 @@ pub struct EmbeddingBag {
 }
 
 impl EmbeddingBag {
-    /// Compiles [`SOURCE`](super::SOURCE) with NVRTC ([`compile_ptx`]) and loads it on `gpu`.
+    /// Compiles [`SOURCE`](super::SOURCE) with NVRTC ([`compile_ptx`]) and loads it on `gpu`;
+    /// where NVRTC cannot be opened, loads the PTX shipped with the crate
+    /// ([`shipped`](Self::shipped)) instead.
     ///
-    /// Errors: [`NoNvrtc`](GpuError::NoNvrtc) (no library, or one lacking a symbol),
-    /// [`Compile`](GpuError::Compile), [`Driver`](GpuError::Driver).
+    /// Errors: [`Compile`](GpuError::Compile), [`Driver`](GpuError::Driver).
     pub fn new(gpu: &Gpu) -> Result<Self, GpuError> {
-        let ptx = Ptx::from_src(compile_ptx()?);
+        match compile_ptx() {
+            Ok(ptx) => Self::load(gpu, ptx),
+            Err(GpuError::NoNvrtc { .. }) => Self::shipped(gpu),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Loads [`SHIPPED_PTX`] on `gpu`: no NVRTC needed, only the driver.
+    ///
+    /// Errors: [`Driver`](GpuError::Driver).
+    pub fn shipped(gpu: &Gpu) -> Result<Self, GpuError> {
+        Self::load(gpu, SHIPPED_PTX.to_owned())
+    }
+
+    fn load(gpu: &Gpu, ptx: String) -> Result<Self, GpuError> {
+        let ptx = Ptx::from_src(ptx);
         gpu.bind()?;
         let module = driver("cuModuleLoadData", gpu.context().load_module(ptx))?;
         let load = |name| driver("cuModuleGetFunction", module.load_function(name));

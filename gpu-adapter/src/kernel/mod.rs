@@ -9,7 +9,7 @@ mod model;
 mod output;
 mod table;
 
-pub use compile::{KERNELS, SOURCE, compile_ptx};
+pub use compile::{KERNELS, SHIPPED_PTX, SOURCE, compile_ptx, shipped_ptx_is_current};
 pub use embedding_bag::EmbeddingBag;
 pub use launch::{LaunchPlan, MAX_BLOCK_COLUMNS, MAX_GRID_X, MAX_GRID_Y, THREADS_PER_BLOCK};
 pub use output::PooledOutput;
