@@ -17,8 +17,10 @@ use core::ffi::c_int;
 unsafe fn forwards(dst: *mut u8, src: *const u8, n: usize) {
     let mut i = 0;
     while i < n {
-        // SAFETY: `i < n`: inside both ranges (the caller's precondition).
-        unsafe { dst.add(i).write_volatile(src.add(i).read_volatile()) };
+        // SAFETY: `i < n`: inside `src..src + n` (the caller's precondition).
+        let byte = unsafe { src.add(i).read_volatile() };
+        // SAFETY: `i < n`: inside `dst..dst + n` (the caller's precondition).
+        unsafe { dst.add(i).write_volatile(byte) };
         i += 1;
     }
 }
@@ -35,8 +37,11 @@ unsafe fn moving(dst: *mut u8, src: *const u8, n: usize) {
     let mut i = n;
     while i > 0 {
         i -= 1;
-        // SAFETY: `i < n`: inside both ranges; backwards, for `dst` above `src`.
-        unsafe { dst.add(i).write_volatile(src.add(i).read_volatile()) };
+        // Backwards, for `dst` above `src`.
+        // SAFETY: `i < n`: inside `src..src + n` (the caller's precondition).
+        let byte = unsafe { src.add(i).read_volatile() };
+        // SAFETY: `i < n`: inside `dst..dst + n` (the caller's precondition).
+        unsafe { dst.add(i).write_volatile(byte) };
     }
 }
 
