@@ -52,28 +52,33 @@ fn flat(host: &SampleBatch<'_, u32>) -> Vec<u8> {
     flat
 }
 
-fn bench(c: &mut Criterion, gpu: &Gpu) {
-    let mut group = c.benchmark_group("upload");
+/// Calls `run` with each batch size's host batch and its shape.
+fn each_size(mut run: impl FnMut(usize, &SampleBatch<'_, u32>, BatchShape)) {
     for samples in [1024usize, 4096, 16384, 65536] {
         let (mut ld, mut offsets, mut values) = support::host_buffers(samples);
-        let nnz = values.len();
+        let shape = BatchShape::new(support::dims(), samples, values.len());
         let host =
             SampleBatch::resume(support::dims(), &mut ld, &mut offsets, &mut values, samples)
                 .unwrap();
-        let bytes = (samples * 14 * 4 + (samples * support::SLOTS + 1) * 4 + nnz * 4) as u64;
-        group.throughput(Throughput::Bytes(bytes));
+        run(samples, &host, shape);
+    }
+}
 
-        let shape = BatchShape::new(support::dims(), samples, nnz);
+fn bench(c: &mut Criterion, gpu: &Gpu) {
+    let mut group = c.benchmark_group("upload");
+    each_size(|samples, host, shape| {
+        // The same bytes, laid out back to back, through one pinned buffer.
+        let flat = flat(host);
+        group.throughput(Throughput::Bytes(flat.len() as u64));
+
         let mut uploader = BatchUploader::<u32>::new(gpu, shape, 1).unwrap();
         group.bench_function(format!("tessera_uploader/{samples}"), |b| {
             b.iter(|| {
-                upload(&mut uploader, &host);
+                upload(&mut uploader, host);
                 gpu.synchronize().unwrap();
             })
         });
 
-        // The same bytes, laid out back to back, through one pinned buffer.
-        let flat = flat(&host);
         let mut pinned = PinnedMemory::new(gpu, flat.len()).unwrap();
         let mut device = DeviceMemory::new(gpu, flat.len()).unwrap();
         group.bench_function(format!("pinned_memcpy/{samples}"), |b| {
@@ -82,17 +87,12 @@ fn bench(c: &mut Criterion, gpu: &Gpu) {
                 device.write(0, pinned.bytes()).unwrap();
             })
         });
-    }
+    });
     group.finish();
 }
 
 /// Batches uploaded back to back in the streaming rows.
 const STREAM: usize = 32;
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
 
 /// The streaming loop written by hand: `depth` pinned buffers and events, staging each batch
 /// into the next free buffer and copying it asynchronously. Returns seconds for `STREAM`
@@ -140,19 +140,13 @@ fn by_hand(gpu: &Gpu, flat: &[u8], depth: usize, stage: bool) -> f64 {
 /// The table: per-batch and streaming throughput of the uploader against plain pinned
 /// copies of the same bytes.
 fn table(gpu: &Gpu) {
-    for samples in [1024usize, 4096, 16384, 65536] {
-        let (mut ld, mut offsets, mut values) = support::host_buffers(samples);
-        let nnz = values.len();
-        let host =
-            SampleBatch::resume(support::dims(), &mut ld, &mut offsets, &mut values, samples)
-                .unwrap();
-        let flat = flat(&host);
-        let shape = BatchShape::new(support::dims(), samples, nnz);
+    each_size(|samples, host, shape| {
+        let flat = flat(host);
         let bytes = flat.len() as f64;
         let mut one_slot = BatchUploader::<u32>::new(gpu, shape, 1).unwrap();
         let per_batch = timing::time(
             gpu,
-            || upload(&mut one_slot, &host),
+            || upload(&mut one_slot, host),
             || gpu.synchronize().unwrap(),
         );
         drop(one_slot);
@@ -173,7 +167,7 @@ fn table(gpu: &Gpu) {
         for _ in 0..7 {
             let t = Instant::now();
             for _ in 0..STREAM {
-                upload(&mut ring, &host);
+                upload(&mut ring, host);
             }
             ring.synchronize().unwrap();
             streamed.push(t.elapsed().as_secs_f64());
@@ -181,7 +175,11 @@ fn table(gpu: &Gpu) {
             dma.push(by_hand(gpu, &flat, 3, false));
         }
         let gbs = |seconds: f64, n: usize| bytes * n as f64 / seconds / 1e9;
-        let (streamed, hand, dma) = (median(streamed), median(hand), median(dma));
+        let (streamed, hand, dma) = (
+            timing::median(streamed),
+            timing::median(hand),
+            timing::median(dma),
+        );
         println!(
             "upload batch{samples} ({:.2} MB): per batch {:.1} GB/s uploader, {:.1} GB/s pinned \
              memcpy ({:.2}x); streaming {:.1} GB/s uploader, {:.1} GB/s by hand ({:.2}x), \
@@ -196,7 +194,7 @@ fn table(gpu: &Gpu) {
             gbs(dma, STREAM),
             dma / streamed,
         );
-    }
+    });
 }
 
 fn main() {

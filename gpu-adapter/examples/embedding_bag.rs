@@ -58,11 +58,7 @@ fn generate(path: &Path, samples: usize) -> Result<(), Box<dyn Error>> {
     let dense = [0.25f32; 13];
     let mut keys: Vec<Vec<u32>> = vec![Vec::new(); support::SLOTS];
     for s in 0..samples {
-        for (slot, row) in keys.iter_mut().enumerate() {
-            let r = s * support::SLOTS + slot;
-            row.clear();
-            row.extend((0..support::row_len(r)).map(|i| support::key(r, i)));
-        }
+        support::sample_keys(s, &mut keys);
         let slots: Vec<&[u32]> = keys.iter().map(Vec::as_slice).collect();
         let n = encoder.sample(&[1.0], &dense, &slots, &mut record)?;
         out.extend_from_slice(&record[..n]);

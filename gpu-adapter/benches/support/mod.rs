@@ -57,16 +57,21 @@ pub fn dims() -> Dims {
     Dims::new(1, 13, SLOTS)
 }
 
+/// Sample `s`'s keys, a row per slot, written into `keys` (`SLOTS` rows, reused).
+pub fn sample_keys(s: usize, keys: &mut [Vec<u32>]) {
+    for (slot, row) in keys.iter_mut().enumerate() {
+        let r = s * SLOTS + slot;
+        row.clear();
+        row.extend((0..row_len(r)).map(|i| key(r, i)));
+    }
+}
+
 /// Writes `samples` samples of the formulas into `batch`.
 pub fn fill(batch: &mut SampleBatch<'_, u32>, samples: usize) {
     let dense = [0.25f32; 13];
     let mut keys: Vec<Vec<u32>> = vec![Vec::new(); SLOTS];
     for s in 0..samples {
-        for (slot, row) in keys.iter_mut().enumerate() {
-            let r = s * SLOTS + slot;
-            row.clear();
-            row.extend((0..row_len(r)).map(|i| key(r, i)));
-        }
+        sample_keys(s, &mut keys);
         let slots: Vec<&[u32]> = keys.iter().map(Vec::as_slice).collect();
         batch.push_sample(&[1.0], &dense, &slots).unwrap();
     }
