@@ -28,7 +28,7 @@ pub struct Kernel {
     /// The op it runs.
     pub op: BuiltinOperator,
     /// Checks the operator and records its parameters, at setup.
-    pub prepare: fn(&mut Prepare<'_, '_>) -> Result<(), KernelError>,
+    pub prepare: fn(&mut Prepare<'_>) -> Result<(), KernelError>,
     /// Fills the persistent bytes, once the arena exists.
     pub init: Option<InitFn>,
     /// Computes the outputs.
@@ -86,14 +86,13 @@ pub(crate) struct Requests {
 }
 
 /// The context of a kernel's `prepare`.
-pub struct Prepare<'p, 'm> {
+pub struct Prepare<'m> {
     pub(crate) graph: Subgraph<'m>,
     pub(crate) operator: Operator<'m>,
-    pub(crate) shapes: &'p dyn Fn(usize) -> Option<Shape>,
     pub(crate) requests: Requests,
 }
 
-impl<'m> Prepare<'_, 'm> {
+impl<'m> Prepare<'m> {
     /// The operator (its options: [`Operator::options`]).
     #[must_use]
     pub fn operator(&self) -> &Operator<'m> {
@@ -118,7 +117,7 @@ impl<'m> Prepare<'_, 'm> {
         Some(Desc {
             index,
             dtype: tensor.tensor_type(),
-            shape: (self.shapes)(index)?,
+            shape: super::setup::shape_of(&tensor).ok()?,
             tensor,
         })
     }
@@ -202,14 +201,14 @@ impl<'m> Prepare<'_, 'm> {
 /// The context of a kernel's `init`: the operator as in `prepare`, its parameters, and its
 /// persistent bytes to fill.
 pub struct Init<'i, 'm> {
-    pub(crate) prepare: Prepare<'i, 'm>,
+    pub(crate) prepare: Prepare<'m>,
     pub(crate) persistent: &'i mut [u8],
 }
 
 impl<'m> Init<'_, 'm> {
     /// The operator, as `prepare` saw it.
     #[must_use]
-    pub fn prepared(&self) -> &Prepare<'_, 'm> {
+    pub fn prepared(&self) -> &Prepare<'m> {
         &self.prepare
     }
 

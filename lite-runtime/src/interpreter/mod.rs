@@ -373,10 +373,6 @@ impl<'m, 'a> Interpreter<'m, 'a> {
                 scratch: rec.scratch_bytes as usize,
             };
             let graph = self.graph;
-            let shapes = |i: usize| {
-                let t = graph.tensor(i)?;
-                setup::shape_of(&t).ok()
-            };
             let start = rec.persistent as usize;
             let end = start + rec.persistent_bytes as usize;
             let persistent = self
@@ -391,7 +387,6 @@ impl<'m, 'a> Interpreter<'m, 'a> {
                 prepare: Prepare {
                     graph,
                     operator,
-                    shapes: &shapes,
                     requests,
                 },
                 persistent,

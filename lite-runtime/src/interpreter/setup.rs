@@ -252,14 +252,9 @@ pub(crate) fn prepare(
         .get(j)
         .ok_or(InterpreterError::new(ErrorKind::NoSubgraph))?;
     let op = kernel.op;
-    let shapes = |i: usize| {
-        let t = graph.tensor(i)?;
-        shape_of(&t).ok()
-    };
     let mut ctx = Prepare {
         graph: *graph,
         operator,
-        shapes: &shapes,
         requests: Requests {
             params: [0; PARAMS_BYTES],
             persistent: 0,

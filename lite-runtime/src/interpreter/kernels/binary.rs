@@ -435,7 +435,7 @@ struct ArithParams {
     hi_i: i64,
 }
 
-fn activation<const OP: u8>(ctx: &Prepare<'_, '_>) -> Result<Activation, KernelError> {
+fn activation<const OP: u8>(ctx: &Prepare<'_>) -> Result<Activation, KernelError> {
     // Only this op's options decoder (`options_for`), not the whole union's.
     let op = match OP {
         op::ADD => BuiltinOperator::Add,
@@ -482,7 +482,7 @@ fn refuse_quantized(t: TensorType) -> Result<(), KernelError> {
     }
 }
 
-fn prepare_arith<const OP: u8>(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_arith<const OP: u8>(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     if matches!(OP, op::ADD | op::MUL) && quantized::handles(ctx.input(0)?.dtype) {
         return quantized::prepare(ctx, OP == op::MUL);
     }
@@ -590,7 +590,7 @@ fn eval_arith<const OP: u8>(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
 
 // ---- comparisons
 
-fn prepare_compare<const OP: u8>(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_compare<const OP: u8>(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let a = ctx.input(0)?;
     let b = ctx.input(1)?;
     let out = ctx.output(0)?;
@@ -673,7 +673,7 @@ fn eval_compare<const OP: u8>(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
 
 // ---- SELECT, SELECT_V2
 
-fn prepare_select<const V2: bool>(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_select<const V2: bool>(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let c = ctx.input(0)?;
     let x = ctx.input(1)?;
     let y = ctx.input(2)?;

@@ -282,7 +282,7 @@ fn positive(v: i32, what: &'static str) -> Result<u64, KernelError> {
 }
 
 /// Reads the operator and checks it: the geometry (without per-channel data).
-fn geometry(ctx: &Prepare<'_, '_>) -> Result<Geometry, KernelError> {
+fn geometry(ctx: &Prepare<'_>) -> Result<Geometry, KernelError> {
     // Only the two convolutions' option decoders, not the whole union's; the operator's own
     // op picks which (a depthwise operator storing no options gets its own type's defaults).
     let op = match ctx.operator().builtin() {
@@ -462,7 +462,7 @@ fn geometry(ctx: &Prepare<'_, '_>) -> Result<Geometry, KernelError> {
 }
 
 /// Checks the operator, for the element kinds in `KINDS` (bits `1 << kind`).
-fn prepare<const KINDS: u32>(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare<const KINDS: u32>(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let g = geometry(ctx)?;
     if KINDS & (1 << g.kind) == 0 {
         return Err(super::NOT_INT8);
@@ -485,7 +485,7 @@ struct Operands<'m> {
 }
 
 impl<'m> Operands<'m> {
-    fn of(ctx: &Prepare<'_, 'm>) -> Result<Self, KernelError> {
+    fn of(ctx: &Prepare<'m>) -> Result<Self, KernelError> {
         Ok(Self {
             input: ctx.input(0)?,
             filter: ctx.input(1)?,

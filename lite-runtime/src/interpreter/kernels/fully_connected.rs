@@ -33,7 +33,7 @@ pub static FULLY_CONNECTED_INT8: Kernel = Kernel {
     eval: quantized::eval::<false>,
 };
 
-fn prepare_int8(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_int8(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     if ctx.input(0)?.dtype != TensorType::Int8 {
         return Err(super::NOT_INT8);
     }
@@ -55,7 +55,7 @@ struct Params {
     plan: Plan,
 }
 
-fn prepare(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     if quantized::is_quantized(ctx.input(0)?.dtype) {
         return quantized::prepare(ctx);
     }
@@ -150,7 +150,7 @@ fn prepare(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
 }
 
 /// The format of the sparse weights behind input 1 and how many values they store.
-fn sparse_format<'m>(ctx: &Prepare<'_, 'm>) -> Result<(SparseFormat<'m>, usize), KernelError> {
+fn sparse_format<'m>(ctx: &Prepare<'m>) -> Result<(SparseFormat<'m>, usize), KernelError> {
     let not_sparse = KernelError::Mismatch {
         what: "weights are not a sparse constant",
     };

@@ -74,7 +74,7 @@ fn data_bytes(t: TensorType) -> Result<usize, KernelError> {
     }
 }
 
-fn prepare_gather(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_gather(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let BuiltinOptions::Gather { axis, batch_dims } =
         ctx.operator().options_for(BuiltinOperator::Gather)
     else {
@@ -161,7 +161,7 @@ pub(crate) fn gather_geometry(
     ))
 }
 
-fn prepare_embedding(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_embedding(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let ids = ctx.input(0)?;
     let value = ctx.input(1)?;
     let output = ctx.output(0)?;

@@ -30,7 +30,7 @@ struct Params {
     wide: u32,
 }
 
-fn prepare(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let input = ctx.input(0)?;
     let paddings = ctx.input(1)?;
     let output = ctx.output(0)?;

@@ -76,7 +76,7 @@ const INT8: u32 = 1;
 const INT16: u32 = 2;
 
 /// Checks the operator; `INT8_ONLY`: refuses other types.
-fn prepare<const INT8_ONLY: bool>(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare<const INT8_ONLY: bool>(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     if INT8_ONLY && ctx.input(0)?.dtype != TensorType::Int8 {
         return Err(super::NOT_INT8);
     }

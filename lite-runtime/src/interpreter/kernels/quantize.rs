@@ -70,7 +70,7 @@ fn quantized(t: TensorType) -> bool {
     matches!(t, TensorType::Int8 | TensorType::Uint8 | TensorType::Int16)
 }
 
-fn common(ctx: &Prepare<'_, '_>) -> Result<(TensorType, TensorType, Params), KernelError> {
+fn common(ctx: &Prepare<'_>) -> Result<(TensorType, TensorType, Params), KernelError> {
     let input = ctx.input(0)?;
     let output = ctx.output(0)?;
     if input.shape.dims() != output.shape.dims() {
@@ -92,7 +92,7 @@ fn common(ctx: &Prepare<'_, '_>) -> Result<(TensorType, TensorType, Params), Ker
     ))
 }
 
-fn prepare_quantize(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_quantize(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let (it, ot, mut p) = common(ctx)?;
     if !quantized(ot) {
         return Err(KernelError::Unsupported {
@@ -117,7 +117,7 @@ fn prepare_quantize(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
     ctx.set_params(&p)
 }
 
-fn prepare_dequantize(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_dequantize(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let (it, ot, mut p) = common(ctx)?;
     if ot != TensorType::Float32 {
         return Err(KernelError::Unsupported {

@@ -139,7 +139,7 @@ struct ReduceParams {
 }
 
 /// Checks a MEAN, SUM or REDUCE_MAX and records its segments.
-fn prepare_reduce(ctx: &mut Prepare<'_, '_>, mean: bool) -> Result<(), KernelError> {
+fn prepare_reduce(ctx: &mut Prepare<'_>, mean: bool) -> Result<(), KernelError> {
     // Every reduction takes ReducerOptions.
     let BuiltinOptions::Reducer { keep_dims } = ctx.operator().options_for(BuiltinOperator::Mean)
     else {
@@ -240,18 +240,18 @@ pub(crate) fn reduced_shape(input: &Shape, mask: u32, keep_dims: bool) -> (Shape
     )
 }
 
-fn prepare_mean(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_mean(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     if quantized::handles(ctx.input(0)?.dtype) {
         return quantized::prepare(ctx);
     }
     prepare_reduce(ctx, true)
 }
 
-fn prepare_sum(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_sum(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     prepare_reduce(ctx, false)
 }
 
-fn prepare_max(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_max(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     prepare_reduce(ctx, false)
 }
 
@@ -470,7 +470,7 @@ struct ArgParams {
 }
 
 /// Checks an ARG_MAX (`MAX`) or ARG_MIN.
-fn prepare_arg<const MAX: bool>(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_arg<const MAX: bool>(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let op = if MAX {
         BuiltinOperator::ArgMax
     } else {

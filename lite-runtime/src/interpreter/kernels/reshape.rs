@@ -29,7 +29,7 @@ pub static EXPAND_DIMS: Kernel = Kernel {
     eval,
 };
 
-fn prepare(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let input = ctx.input(0)?;
     let output = ctx.output(0)?;
     if input.dtype != output.dtype {

@@ -140,7 +140,7 @@ struct Joined {
     hi: f32,
 }
 
-fn prepare_concatenation(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_concatenation(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     if quantized::handles(ctx.input(0)?.dtype) {
         return quantized::prepare(ctx);
     }
@@ -208,7 +208,7 @@ fn prepare_concatenation(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
     })
 }
 
-fn prepare_pack(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_pack(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let BuiltinOptions::Pack { values_count, axis } =
         ctx.operator().options_for(BuiltinOperator::Pack)
     else {
@@ -298,7 +298,7 @@ struct Unpacked {
     run: u32,
 }
 
-fn prepare_unpack(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_unpack(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let BuiltinOptions::Unpack { num, axis } = ctx.operator().options_for(BuiltinOperator::Unpack)
     else {
         return Err(KernelError::Mismatch {
@@ -421,7 +421,7 @@ type Specs = [[i64; MAX_SPEC]; 3];
 /// Checks input 0 and output 0 of a strided read and its index operands `1..=specs`;
 /// returns the parameters and, if every operand is constant, their entries.
 fn prepare_sliced(
-    ctx: &Prepare<'_, '_>,
+    ctx: &Prepare<'_>,
     specs: usize,
     strings: bool,
 ) -> Result<(Sliced, Option<Specs>, [usize; 3]), KernelError> {
@@ -452,7 +452,7 @@ fn prepare_sliced(
     Ok((params, constant.then_some(values), lens))
 }
 
-fn check_output(ctx: &Prepare<'_, '_>, shape: Shape) -> Result<(), KernelError> {
+fn check_output(ctx: &Prepare<'_>, shape: Shape) -> Result<(), KernelError> {
     if ctx.output(0)?.shape == shape {
         Ok(())
     } else {
@@ -460,17 +460,17 @@ fn check_output(ctx: &Prepare<'_, '_>, shape: Shape) -> Result<(), KernelError> 
     }
 }
 
-fn prepare_slice(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_slice(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let (p, _, _) = prepare_sliced(ctx, 2, true)?;
     finish_sliced(ctx, p, planned_slice)
 }
 
-fn prepare_transpose(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_transpose(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let (p, _, _) = prepare_sliced(ctx, 1, false)?;
     finish_sliced(ctx, p, planned_transpose)
 }
 
-fn prepare_strided(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_strided(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let BuiltinOptions::StridedSlice(o) = ctx.operator().options_for(BuiltinOperator::StridedSlice)
     else {
         return Err(KernelError::Mismatch {
@@ -493,9 +493,9 @@ type Planned = Option<(Plan, Shape)>;
 /// With constant operands: checks the output's shape and keeps the plan (filled by `init`)
 /// in persistent bytes, so that `invoke` reads no operand and computes nothing.
 fn finish_sliced(
-    ctx: &mut Prepare<'_, '_>,
+    ctx: &mut Prepare<'_>,
     mut p: Sliced,
-    planned: fn(&Prepare<'_, '_>, &Sliced) -> Result<Planned, KernelError>,
+    planned: fn(&Prepare<'_>, &Sliced) -> Result<Planned, KernelError>,
 ) -> Result<(), KernelError> {
     if let Some((_, shape)) = planned(ctx, &p)? {
         check_output(ctx, shape)?;
@@ -505,21 +505,21 @@ fn finish_sliced(
     ctx.set_params(&p)
 }
 
-fn planned_slice(ctx: &Prepare<'_, '_>, _: &Sliced) -> Result<Planned, KernelError> {
+fn planned_slice(ctx: &Prepare<'_>, _: &Sliced) -> Result<Planned, KernelError> {
     let (_, values, lens) = prepare_sliced(ctx, 2, true)?;
     let Some(v) = values else { return Ok(None) };
     let input = ctx.input(0)?.shape;
     plan::slice(&input, &v[0][..lens[0]], &v[1][..lens[1]]).map(Some)
 }
 
-fn planned_transpose(ctx: &Prepare<'_, '_>, _: &Sliced) -> Result<Planned, KernelError> {
+fn planned_transpose(ctx: &Prepare<'_>, _: &Sliced) -> Result<Planned, KernelError> {
     let (_, values, lens) = prepare_sliced(ctx, 1, false)?;
     let Some(v) = values else { return Ok(None) };
     let input = ctx.input(0)?.shape;
     plan::transpose(&input, &v[0][..lens[0]]).map(Some)
 }
 
-fn planned_strided(ctx: &Prepare<'_, '_>, p: &Sliced) -> Result<Planned, KernelError> {
+fn planned_strided(ctx: &Prepare<'_>, p: &Sliced) -> Result<Planned, KernelError> {
     let (_, values, lens) = prepare_sliced(ctx, 3, true)?;
     let Some(v) = values else { return Ok(None) };
     let input = ctx.input(0)?.shape;
@@ -536,7 +536,7 @@ fn planned_strided(ctx: &Prepare<'_, '_>, p: &Sliced) -> Result<Planned, KernelE
 /// Stores the plan of constant operands in the persistent bytes.
 fn init_sliced(
     ctx: &mut Init<'_, '_>,
-    planned: fn(&Prepare<'_, '_>, &Sliced) -> Result<Planned, KernelError>,
+    planned: fn(&Prepare<'_>, &Sliced) -> Result<Planned, KernelError>,
 ) -> Result<(), KernelError> {
     let p: Sliced = ctx.params();
     if p.cached == 0 {
@@ -678,7 +678,7 @@ struct ShapeParams {
     wide: u32,
 }
 
-fn prepare_shape(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_shape(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let input = ctx.input(0)?;
     let output = ctx.output(0)?;
     let wide = match output.dtype {
@@ -739,7 +739,7 @@ const FILL_DIMS: KernelError = KernelError::Mismatch {
     what: "FILL dims differ from the output's shape",
 };
 
-fn prepare_fill(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_fill(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let dims = ctx.input(0)?;
     let value = ctx.input(1)?;
     let output = ctx.output(0)?;

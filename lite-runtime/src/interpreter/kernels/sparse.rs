@@ -309,13 +309,13 @@ const NOT_SPARSE: KernelError = KernelError::Unsupported {
     what: "DENSIFY of a tensor that is not a sparse constant",
 };
 
-fn format<'m>(ctx: &Prepare<'_, 'm>) -> Result<SparseFormat<'m>, KernelError> {
+fn format<'m>(ctx: &Prepare<'m>) -> Result<SparseFormat<'m>, KernelError> {
     let input = ctx.input(0)?;
     let sparsity = input.sparsity().ok_or(NOT_SPARSE)?;
     SparseFormat::from_sparsity(input.shape.dims(), &sparsity)
 }
 
-fn prepare(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let input = ctx.input(0)?;
     let output = ctx.output(0)?;
     if input.dtype != TensorType::Float32 || output.dtype != TensorType::Float32 {

@@ -134,7 +134,7 @@ fn dim(v: usize) -> Result<u32, KernelError> {
 }
 
 /// Checks a float32 input and an output of its type and shape; returns the element count.
-fn check_float(ctx: &Prepare<'_, '_>) -> Result<usize, KernelError> {
+fn check_float(ctx: &Prepare<'_>) -> Result<usize, KernelError> {
     let input = ctx.input(0)?;
     let output = ctx.output(0)?;
     if input.dtype != TensorType::Float32 {
@@ -155,7 +155,7 @@ fn check_float(ctx: &Prepare<'_, '_>) -> Result<usize, KernelError> {
     Ok(input.shape.elements())
 }
 
-fn prepare_float(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_float(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let elements = dim(check_float(ctx)?)?;
     ctx.set_params(&Params {
         elements,
@@ -164,7 +164,7 @@ fn prepare_float(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
     })
 }
 
-fn prepare_leaky_relu(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_leaky_relu(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let BuiltinOptions::LeakyRelu { alpha } =
         ctx.operator().options_for(BuiltinOperator::LeakyRelu)
     else {
@@ -180,7 +180,7 @@ fn prepare_leaky_relu(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
     })
 }
 
-fn prepare_softmax(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_softmax(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     if quantized::softmax::handles(ctx.input(0)?.dtype) {
         return quantized::softmax::prepare(ctx);
     }
@@ -193,20 +193,20 @@ fn prepare_softmax(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
     prepare_rows(ctx, beta)
 }
 
-fn prepare_softmax_int8(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_softmax_int8(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     if ctx.input(0)?.dtype != TensorType::Int8 {
         return Err(super::NOT_INT8);
     }
     quantized::softmax::prepare(ctx)
 }
 
-fn prepare_log_softmax(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_log_softmax(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     // LOG_SOFTMAX has no beta (its options table is empty).
     prepare_rows(ctx, 1.0)
 }
 
 /// Checks a softmax over the last dimension and records the row length.
-fn prepare_rows(ctx: &mut Prepare<'_, '_>, beta: f32) -> Result<(), KernelError> {
+fn prepare_rows(ctx: &mut Prepare<'_>, beta: f32) -> Result<(), KernelError> {
     let elements = check_float(ctx)?;
     let shape = ctx.input(0)?.shape;
     // TensorFlow Lite's softmaxes need at least one dimension: they run over the last one.
@@ -238,14 +238,14 @@ fn map(ctx: &mut Eval<'_>, f: impl Fn(f32) -> f32) -> Result<(), KernelError> {
     Ok(())
 }
 
-fn prepare_logistic(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_logistic(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     if quantized::activation::handles(ctx.input(0)?.dtype) {
         return quantized::activation::prepare_logistic(ctx);
     }
     prepare_float(ctx)
 }
 
-fn prepare_tanh(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_tanh(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     if quantized::activation::handles(ctx.input(0)?.dtype) {
         return quantized::activation::prepare_tanh(ctx);
     }
@@ -578,7 +578,7 @@ fn castable(t: TensorType) -> bool {
     )
 }
 
-fn prepare_cast(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+fn prepare_cast(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     // TensorFlow Lite casts between the tensors' types; the options only restate them.
     let input = ctx.input(0)?;
     let output = ctx.output(0)?;

@@ -63,7 +63,7 @@ fn u32_of(v: usize) -> Result<u32, KernelError> {
     })
 }
 
-pub(super) fn prepare(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+pub(super) fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let BuiltinOptions::FullyConnected(o) =
         ctx.operator().options_for(BuiltinOperator::FullyConnected)
     else {

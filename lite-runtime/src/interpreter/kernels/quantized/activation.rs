@@ -84,7 +84,7 @@ pub(crate) fn handles(t: TensorType) -> bool {
     matches!(t, TensorType::Int8 | TensorType::Int16)
 }
 
-fn prepare(ctx: &mut Prepare<'_, '_>, f: Function) -> Result<(), KernelError> {
+fn prepare(ctx: &mut Prepare<'_>, f: Function) -> Result<(), KernelError> {
     let input = ctx.input(0)?;
     let output = ctx.output(0)?;
     if output.dtype != input.dtype {
@@ -135,7 +135,7 @@ pub(crate) fn int16_input_scaling_for_tests(
 
 /// int16: zero points 0 and an output scale of 2^-15 (LOGISTIC: exactly), as the reference's
 /// Prepare requires; the input's scaling.
-fn prepare_i16(ctx: &mut Prepare<'_, '_>, f: Function, elements: u32) -> Result<(), KernelError> {
+fn prepare_i16(ctx: &mut Prepare<'_>, f: Function, elements: u32) -> Result<(), KernelError> {
     let input = ctx.input(0)?;
     let output = ctx.output(0)?;
     let (in_scale, in_zp) = quant::per_tensor(input.quantization(), input.dtype)?;
@@ -243,12 +243,12 @@ pub(crate) fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
 }
 
 /// LOGISTIC's prepare.
-pub(crate) fn prepare_logistic(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+pub(crate) fn prepare_logistic(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     prepare(ctx, Function::Logistic)
 }
 
 /// TANH's prepare.
-pub(crate) fn prepare_tanh(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+pub(crate) fn prepare_tanh(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     prepare(ctx, Function::Tanh)
 }
 

@@ -71,7 +71,7 @@ fn below_one(m: f64) -> Result<(i32, i32), KernelError> {
 }
 
 /// Checks the operands and computes the parameters; `mul` selects MUL.
-pub(crate) fn prepare(ctx: &mut Prepare<'_, '_>, mul: bool) -> Result<(), KernelError> {
+pub(crate) fn prepare(ctx: &mut Prepare<'_>, mul: bool) -> Result<(), KernelError> {
     let a = ctx.input(0)?;
     let b = ctx.input(1)?;
     let out = ctx.output(0)?;

@@ -37,7 +37,7 @@ pub(crate) fn handles(t: TensorType) -> bool {
     matches!(t, TensorType::Int8 | TensorType::Int16)
 }
 
-pub(crate) fn prepare(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+pub(crate) fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let BuiltinOptions::Concatenation { axis, .. } =
         ctx.operator().options_for(BuiltinOperator::Concatenation)
     else {

@@ -40,7 +40,7 @@ pub(crate) fn fold_count(multiplier: i32, shift: i32, count: u64) -> (i32, i32) 
     (m, shift - s)
 }
 
-pub(crate) fn prepare(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+pub(crate) fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     // Every reduction takes ReducerOptions.
     let BuiltinOptions::Reducer { keep_dims } = ctx.operator().options_for(BuiltinOperator::Mean)
     else {

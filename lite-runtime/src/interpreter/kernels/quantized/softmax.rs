@@ -61,7 +61,7 @@ fn int8_scaling(beta: f64, input_scale: f64) -> Result<(i32, i32, i32), KernelEr
     Ok((m, shift, -radius))
 }
 
-pub(crate) fn prepare(ctx: &mut Prepare<'_, '_>) -> Result<(), KernelError> {
+pub(crate) fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let BuiltinOptions::Softmax { beta } = ctx.operator().options_for(BuiltinOperator::Softmax)
     else {
         return Err(KernelError::Mismatch {
