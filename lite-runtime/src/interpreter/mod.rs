@@ -276,12 +276,7 @@ impl<'m, 'a> Interpreter<'m, 'a> {
     /// Bytes of the records and operand table (the data region's start), and the operand
     /// table's entries.
     fn header_bytes(graph: &Subgraph<'_>) -> Result<(usize, usize), InterpreterError> {
-        let mut operands = 0usize;
-        for o in graph.operators().iter() {
-            operands = operands
-                .checked_add(o.inputs().len() + o.outputs().len())
-                .ok_or(InterpreterError::new(ErrorKind::TooLarge))?;
-        }
+        let operands = setup::operand_count(graph)?;
         let header = Measure::header(graph.tensors().len(), graph.operators().len(), operands)
             .ok_or(InterpreterError::new(ErrorKind::TooLarge))?;
         Ok((header, operands))
@@ -329,6 +324,9 @@ impl<'m, 'a> Interpreter<'m, 'a> {
     /// String inputs start as empty strings, one per element of their shape (as numbers start
     /// at zero), so a model run without setting them reads valid string tensors.
     fn empty_string_inputs(&mut self) {
+        if !cfg!(feature = "strings") {
+            return;
+        }
         for i in 0..self.input_count() {
             let Ok(t) = self.input_tensor(i) else {
                 continue;

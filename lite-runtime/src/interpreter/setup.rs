@@ -265,18 +265,11 @@ pub(crate) fn prepare(
     Ok(ctx.requests)
 }
 
-/// Measures the arena and plans it, with `plan` as the plan's table (one entry per tensor,
-/// then one per operator's scratch: `tensors + ops` entries). With `tables`, writes the
-/// records in the same pass: each kernel's `prepare` runs once.
-pub(crate) fn measure(
-    graph: &Subgraph<'_>,
-    resolver: &dyn OpResolver,
-    options: &Options,
-    plan: &mut [PlanBuffer],
-    mut tables: Option<Tables<'_>>,
-) -> Result<Measure, InterpreterError> {
-    let tensors = graph.tensors().len();
-    let ops = graph.operators().len();
+/// Entries of the operand table: every operator's inputs and outputs, each operator's
+/// checked against [`MAX_INPUTS`] and [`MAX_OUTPUTS`]. Out of line: set-up and
+/// [`Interpreter::new`](super::Interpreter::new) share it.
+#[inline(never)]
+pub(crate) fn operand_count(graph: &Subgraph<'_>) -> Result<usize, InterpreterError> {
     let mut operands = 0usize;
     for (j, op) in graph.operators().iter().enumerate() {
         let (n_in, n_out) = (op.inputs().len(), op.outputs().len());
@@ -292,10 +285,24 @@ pub(crate) fn measure(
             };
             return Err(InterpreterError::at_operator(kind, j));
         }
-        operands = operands
-            .checked_add(op.inputs().len() + op.outputs().len())
-            .ok_or(TOO_LARGE)?;
+        operands = operands.checked_add(n_in + n_out).ok_or(TOO_LARGE)?;
     }
+    Ok(operands)
+}
+
+/// Measures the arena and plans it, with `plan` as the plan's table (one entry per tensor,
+/// then one per operator's scratch: `tensors + ops` entries). With `tables`, writes the
+/// records in the same pass: each kernel's `prepare` runs once.
+pub(crate) fn measure(
+    graph: &Subgraph<'_>,
+    resolver: &dyn OpResolver,
+    options: &Options,
+    plan: &mut [PlanBuffer],
+    mut tables: Option<Tables<'_>>,
+) -> Result<Measure, InterpreterError> {
+    let tensors = graph.tensors().len();
+    let ops = graph.operators().len();
+    let operands = operand_count(graph)?;
     let data = Measure::header(tensors, ops, operands).ok_or(TOO_LARGE)?;
     let entries = tensors.checked_add(ops).ok_or(TOO_LARGE)?;
     let available = plan.len();
@@ -337,39 +344,36 @@ pub(crate) fn measure(
     for i in graph.outputs().iter().flatten() {
         widen(plan, i, end);
     }
+    // Operators, in one pass: lifetimes from their operands (each input computed by an
+    // earlier operator), operand lists, kernels, their parameters, persistent and scratch
+    // bytes.
+    let mut k = 0usize;
     for (j, op) in graph.operators().iter().enumerate() {
         let step = j as u32;
-        for i in op.inputs().iter().flatten() {
-            if plan
-                .get(i)
-                .is_some_and(|b| b.size() > 0 && b.lifetime().first > step)
+        let start = k;
+        for (n, i) in op.inputs().iter().chain(op.outputs().iter()).enumerate() {
+            // `operands` entries: counted above.
+            if let Some(slot) = tables.as_mut().and_then(|t| t.operands.get_mut(k)) {
+                *slot = i.map_or(-1, |i| i as i32);
+            }
+            k += 1;
+            let Some(i) = i else { continue };
+            let input = n < op.inputs().len();
+            if input
+                && plan
+                    .get(i)
+                    .is_some_and(|b| b.size() > 0 && b.lifetime().first > step)
+                && !graph.inputs().iter().flatten().any(|g| g == i)
             {
-                let is_input = graph.inputs().iter().flatten().any(|g| g == i);
-                if !is_input {
-                    return Err(InterpreterError {
-                        kind: ErrorKind::NotComputed,
-                        operator: Some(j),
-                        op: None,
-                        tensor: Some(i),
-                    });
-                }
+                return Err(InterpreterError {
+                    kind: ErrorKind::NotComputed,
+                    operator: Some(j),
+                    op: None,
+                    tensor: Some(i),
+                });
             }
             widen(plan, i, step);
         }
-        for i in op.outputs().iter().flatten() {
-            widen(plan, i, step);
-        }
-    }
-    // Tensors nothing uses: alive at step 0 only, harmlessly.
-    for b in plan[..tensors].iter_mut() {
-        if b.lifetime().first > b.lifetime().last {
-            *b = PlanBuffer::new(b.size(), ALIGN, Lifetime::new(0, 0));
-        }
-    }
-
-    // Operators: kernels, their parameters, persistent and scratch bytes, operand lists.
-    let mut k = 0usize;
-    for (j, op) in graph.operators().iter().enumerate() {
         let (index, kernel) = kernel_for(resolver, graph, j)?;
         let r = prepare(graph, kernel, j)?;
         let at = persistent;
@@ -377,16 +381,8 @@ pub(crate) fn measure(
             persistent =
                 align_up(at.checked_add(r.persistent).ok_or(TOO_LARGE)?).ok_or(TOO_LARGE)?;
         }
-        plan[tensors + j] = PlanBuffer::new(r.scratch, ALIGN, Lifetime::new(j as u32, j as u32));
+        plan[tensors + j] = PlanBuffer::new(r.scratch, ALIGN, Lifetime::new(step, step));
         if let Some(tables) = tables.as_mut() {
-            let start = k;
-            for i in op.inputs().iter().chain(op.outputs().iter()) {
-                // `operands` entries: counted above.
-                if let Some(slot) = tables.operands.get_mut(k) {
-                    *slot = i.map_or(-1, |i| i as i32);
-                }
-                k += 1;
-            }
             // The offsets and sizes fit u32 once the total does (checked below); the
             // scratch offset is set once planned.
             tables.ops[j] = OpRecord {
@@ -401,6 +397,12 @@ pub(crate) fn measure(
                 inputs: op.inputs().len() as u8,
                 outputs: op.outputs().len() as u8,
             };
+        }
+    }
+    // Tensors nothing uses: alive at step 0 only, harmlessly.
+    for b in plan[..tensors].iter_mut() {
+        if b.lifetime().first > b.lifetime().last {
+            *b = PlanBuffer::new(b.size(), ALIGN, Lifetime::new(0, 0));
         }
     }
     let plan_table = align_up(
