@@ -143,3 +143,27 @@ fn a_model_without_the_parts_runs_the_same_either_way() {
     let expected = fixture("kws_int8.ref_out0.npy");
     assert_eq!(it.output_bytes(0).unwrap(), npy_i8(&expected));
 }
+
+/// An arena too small even for the records and the plan's table is `ArenaTooSmall`. With
+/// `std`, `needed` is `required`'s figure (less its worst-case start padding); without, it is
+/// what set-up needs to start, above what was given and below `required`: set-up does not
+/// plan on a 7 KB stack table in an error path on a device.
+#[test]
+fn a_tiny_arena_says_how_much_more_it_needs() {
+    use tessera_lite::interpreter::ErrorKind as SetUp;
+    let bytes = fixture("kws_int8.tflite");
+    let model = Model::load(&bytes).expect("kws_int8 loads");
+    let required = required(&model);
+    let mut small = vec![0u8; 64];
+    let e = Interpreter::new(model, &AllOps, &mut small, &Options::default()).unwrap_err();
+    let SetUp::ArenaTooSmall { needed, available } = e.kind else {
+        panic!("{e}");
+    };
+    assert_eq!(available, 64);
+    assert!(needed > 64 && needed <= required, "{needed} of {required}");
+    if cfg!(feature = "std") {
+        assert!(required - needed < 16, "{needed} of {required}");
+    } else {
+        assert!(required - needed >= 16, "{needed} of {required}");
+    }
+}

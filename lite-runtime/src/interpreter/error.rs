@@ -127,7 +127,10 @@ pub enum ErrorKind {
     },
     /// The caller's region is too small.
     ArenaTooSmall {
-        /// Bytes needed (alignment padding of the region's start included).
+        /// Bytes needed (alignment padding of the region's start included). Exact, except
+        /// without `std` for a region too small to hold even the records and the plan's
+        /// table: then what set-up needs to start (a lower bound; size an arena with
+        /// [`Interpreter::required`](super::Interpreter::required)).
         needed: usize,
         /// Bytes given.
         available: usize,

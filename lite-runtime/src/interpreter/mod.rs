@@ -218,10 +218,15 @@ impl<'m, 'a> Interpreter<'m, 'a> {
             .map(|at| at & !(ALIGN - 1))
             .filter(|&at| at >= header);
         let Some(table_at) = table_at else {
-            // Too small even to plan in: say how much is needed if the stack can plan it.
+            // Too small even to plan in. With `std`, measure on the heap for the exact figure;
+            // without, say what planning needs to start rather than plan on the stack (7 KB
+            // on a 32-bit target), in an error path, on a device whose arena is sized on the
+            // host with `required`.
+            #[cfg(feature = "std")]
             let needed = Self::required(&model, resolver, options)
-                .map(|n| n - (ALIGN - 1))
-                .unwrap_or(header + table_bytes);
+                .map_or(header + table_bytes, |n| n - (ALIGN - 1));
+            #[cfg(not(feature = "std"))]
+            let needed = header + table_bytes;
             return Err(too_small(needed));
         };
         let (head, rest) = region.split_at_mut(table_at);
@@ -295,18 +300,19 @@ impl<'m, 'a> Interpreter<'m, 'a> {
     /// Copies constants that are not read in place, and variables' initial values, into
     /// the persistent part, in the host's byte order.
     fn copy_constants(&mut self) -> Result<(), InterpreterError> {
-        for t in self.graph.tensors().iter() {
-            let Some(src) = t.data() else { continue };
-            let i = t.index();
-            let r = self.records()[i];
+        let n = (self.counts.tensors as usize) * size_of::<TensorRecord>();
+        let records = self.header.get(..n).unwrap_or_default();
+        let records = <[TensorRecord]>::ref_from_bytes(records).unwrap_or_default();
+        for (r, t) in records.iter().zip(self.graph.tensors().iter()) {
             if r.place() != Place::Persistent {
                 continue;
             }
+            let Some(src) = t.data() else { continue };
             let start = r.offset as usize;
             let dst = self
                 .data
                 .get_mut(start..start + src.len())
-                .ok_or(InterpreterError::at_tensor(ErrorKind::TooLarge, i))?;
+                .ok_or(InterpreterError::at_tensor(ErrorKind::TooLarge, t.index()))?;
             dst.copy_from_slice(src);
             let size = t
                 .tensor_type()
@@ -360,32 +366,27 @@ impl<'m, 'a> Interpreter<'m, 'a> {
     }
 
     fn run_inits(&mut self) -> Result<(), InterpreterError> {
-        for j in 0..(self.counts.ops as usize) {
+        let graph = self.graph;
+        for (j, operator) in graph.operators().iter().enumerate() {
             let rec = self.op_record(j);
             let kernel = self.kernel(j, &rec)?;
             let Some(init) = kernel.init else { continue };
-            // What `prepare` asked for, as set-up recorded it.
-            let requests = Requests {
-                params: rec.params,
-                persistent: rec.persistent_bytes as usize,
-                scratch: rec.scratch_bytes as usize,
-            };
-            let graph = self.graph;
             let start = rec.persistent as usize;
             let end = start + rec.persistent_bytes as usize;
             let persistent = self
                 .data
                 .get_mut(start..end)
                 .ok_or(InterpreterError::at_op(ErrorKind::TooLarge, j, kernel.op))?;
-            let operator = graph
-                .operators()
-                .get(j)
-                .ok_or(InterpreterError::new(ErrorKind::NoSubgraph))?;
             let mut ctx = Init {
                 prepare: Prepare {
                     graph,
                     operator,
-                    requests,
+                    // What `prepare` asked for, as set-up recorded it.
+                    requests: Requests {
+                        params: rec.params,
+                        persistent: rec.persistent_bytes as usize,
+                        scratch: rec.scratch_bytes as usize,
+                    },
                 },
                 persistent,
             };
