@@ -60,7 +60,7 @@ use zerocopy::{FromBytes, FromZeros, TryFromBytes};
 use crate::model::{Model, Subgraph, TensorType};
 use kernel::Requests;
 use record::{OpRecord, Place, TensorRecord};
-use setup::{ALIGN, Measure};
+use setup::ALIGN;
 
 /// Set-up choices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -201,14 +201,20 @@ impl<'m, 'a> Interpreter<'m, 'a> {
             })
         };
 
-        // The plan's table goes at the end of the region while planning (the records are
-        // written at the start as set-up measures), and only then the persistent data, over it.
+        // The plan's table goes at the end of the region while planning (the records and the
+        // operand table are written at the start as set-up measures), and only then the
+        // persistent data, over it.
+        let too_large = InterpreterError::new(ErrorKind::TooLarge);
         let entries = graph
             .tensors()
             .len()
             .checked_add(graph.operators().len())
-            .ok_or(InterpreterError::new(ErrorKind::TooLarge))?;
-        let (header, operand_count) = Self::header_bytes(&graph)?;
+            .ok_or(too_large)?;
+        let tensors = graph.tensors().len() * size_of::<TensorRecord>();
+        let ops = graph.operators().len() * size_of::<OpRecord>();
+        // The records; the operand table's length is known once set-up has walked the
+        // operators.
+        let records_bytes = tensors.checked_add(ops).ok_or(too_large)?;
         let table_bytes = entries
             .checked_mul(size_of::<PlanBuffer>())
             .ok_or(InterpreterError::new(ErrorKind::TooLarge))?;
@@ -216,7 +222,7 @@ impl<'m, 'a> Interpreter<'m, 'a> {
             .len()
             .checked_sub(table_bytes)
             .map(|at| at & !(ALIGN - 1))
-            .filter(|&at| at >= header);
+            .filter(|&at| at >= records_bytes);
         let Some(table_at) = table_at else {
             // Too small even to plan in. With `std`, measure on the heap for the exact figure;
             // without, say what planning needs to start rather than plan on the stack (7 KB
@@ -224,24 +230,24 @@ impl<'m, 'a> Interpreter<'m, 'a> {
             // host with `required`.
             #[cfg(feature = "std")]
             let needed = Self::required(&model, resolver, options)
-                .map_or(header + table_bytes, |n| n - (ALIGN - 1));
+                .map_or(records_bytes + table_bytes, |n| n - (ALIGN - 1));
             #[cfg(not(feature = "std"))]
-            let needed = header + table_bytes;
+            let needed = records_bytes + table_bytes;
             return Err(too_small(needed));
         };
         let (head, rest) = region.split_at_mut(table_at);
         let plan = <[PlanBuffer]>::mut_from_bytes(&mut rest[..table_bytes])
             .map_err(|_| InterpreterError::new(ErrorKind::TooLarge))?;
-        // The records at the start, written as set-up measures.
-        let tensors = graph.tensors().len() * size_of::<TensorRecord>();
-        let ops = graph.operators().len() * size_of::<OpRecord>();
+        // The records at the start, then the operand table, up to the plan's table: if the
+        // operand table does not fit there, set-up's header (aligned, like `table_at`)
+        // passes `table_at`, and its total passes the region's end (checked below).
         let (records, ops_and_operands) = head.split_at_mut(tensors);
         let (op_records, operands) = ops_and_operands.split_at_mut(ops);
-        let too_large = InterpreterError::new(ErrorKind::TooLarge);
+        let whole_entries = operands.len() & !3;
         let tables = setup::Tables {
             records: <[TensorRecord]>::mut_from_bytes(records).map_err(|_| too_large)?,
             ops: <[OpRecord]>::mut_from_bytes(op_records).map_err(|_| too_large)?,
-            operands: <[i32]>::mut_from_bytes(&mut operands[..operand_count * 4])
+            operands: <[i32]>::mut_from_bytes(&mut operands[..whole_entries])
                 .map_err(|_| too_large)?,
             model: model.bytes(),
         };
@@ -276,15 +282,6 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         this.empty_string_inputs();
         this.run_inits()?;
         Ok(this)
-    }
-
-    /// Bytes of the records and operand table (the data region's start), and the operand
-    /// table's entries.
-    fn header_bytes(graph: &Subgraph<'_>) -> Result<(usize, usize), InterpreterError> {
-        let operands = setup::operand_count(graph)?;
-        let header = Measure::header(graph.tensors().len(), graph.operators().len(), operands)
-            .ok_or(InterpreterError::new(ErrorKind::TooLarge))?;
-        Ok((header, operands))
     }
 
     fn records(&self) -> &[TensorRecord] {

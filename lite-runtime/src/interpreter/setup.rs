@@ -265,31 +265,6 @@ pub(crate) fn prepare(
     Ok(ctx.requests)
 }
 
-/// Entries of the operand table: every operator's inputs and outputs, each operator's
-/// checked against [`MAX_INPUTS`] and [`MAX_OUTPUTS`]. Out of line: set-up and
-/// [`Interpreter::new`](super::Interpreter::new) share it.
-#[inline(never)]
-pub(crate) fn operand_count(graph: &Subgraph<'_>) -> Result<usize, InterpreterError> {
-    let mut operands = 0usize;
-    for (j, op) in graph.operators().iter().enumerate() {
-        let (n_in, n_out) = (op.inputs().len(), op.outputs().len());
-        if n_in > MAX_INPUTS || n_out > MAX_OUTPUTS {
-            let limit = if n_in > MAX_INPUTS {
-                MAX_INPUTS
-            } else {
-                MAX_OUTPUTS
-            };
-            let kind = ErrorKind::TooManyOperands {
-                count: n_in.max(n_out),
-                limit,
-            };
-            return Err(InterpreterError::at_operator(kind, j));
-        }
-        operands = operands.checked_add(n_in + n_out).ok_or(TOO_LARGE)?;
-    }
-    Ok(operands)
-}
-
 /// Measures the arena and plans it, with `plan` as the plan's table (one entry per tensor,
 /// then one per operator's scratch: `tensors + ops` entries). With `tables`, writes the
 /// records in the same pass: each kernel's `prepare` runs once.
@@ -302,8 +277,6 @@ pub(crate) fn measure(
 ) -> Result<Measure, InterpreterError> {
     let tensors = graph.tensors().len();
     let ops = graph.operators().len();
-    let operands = operand_count(graph)?;
-    let data = Measure::header(tensors, ops, operands).ok_or(TOO_LARGE)?;
     let entries = tensors.checked_add(ops).ok_or(TOO_LARGE)?;
     let available = plan.len();
     let plan = plan
@@ -349,16 +322,31 @@ pub(crate) fn measure(
     // bytes.
     let mut k = 0usize;
     for (j, op) in graph.operators().iter().enumerate() {
+        let (n_in, n_out) = (op.inputs().len(), op.outputs().len());
+        if n_in > MAX_INPUTS || n_out > MAX_OUTPUTS {
+            let limit = if n_in > MAX_INPUTS {
+                MAX_INPUTS
+            } else {
+                MAX_OUTPUTS
+            };
+            let kind = ErrorKind::TooManyOperands {
+                count: n_in.max(n_out),
+                limit,
+            };
+            return Err(InterpreterError::at_operator(kind, j));
+        }
         let step = j as u32;
         let start = k;
         for (n, i) in op.inputs().iter().chain(op.outputs().iter()).enumerate() {
-            // `operands` entries: counted above.
+            // The operand table: an entry past the caller's region is not written, and then
+            // the header reaches the plan's table and the total is over the region (see
+            // `Interpreter::new`).
             if let Some(slot) = tables.as_mut().and_then(|t| t.operands.get_mut(k)) {
                 *slot = i.map_or(-1, |i| i as i32);
             }
             k += 1;
             let Some(i) = i else { continue };
-            let input = n < op.inputs().len();
+            let input = n < n_in;
             if input
                 && plan
                     .get(i)
@@ -394,11 +382,13 @@ pub(crate) fn measure(
                 scratch_bytes: r.scratch as u32,
                 kernel: u16::try_from(index).map_err(|_| TOO_LARGE)?,
                 // Both checked against MAX_INPUTS / MAX_OUTPUTS above.
-                inputs: op.inputs().len() as u8,
-                outputs: op.outputs().len() as u8,
+                inputs: n_in as u8,
+                outputs: n_out as u8,
             };
         }
     }
+    let operands = k;
+    let data = Measure::header(tensors, ops, operands).ok_or(TOO_LARGE)?;
     // Tensors nothing uses: alive at step 0 only, harmlessly.
     for b in plan[..tensors].iter_mut() {
         if b.lifetime().first > b.lifetime().last {
