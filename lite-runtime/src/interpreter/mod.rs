@@ -192,8 +192,10 @@ impl<'m, 'a> Interpreter<'m, 'a> {
     ) -> Result<Self, InterpreterError> {
         let graph = subgraph(&model, options)?;
         let available = arena.len();
-        let pad = arena.as_ptr().align_offset(ALIGN).min(available);
-        let region = &mut arena[pad..];
+        // Bytes to the first 16-byte boundary, counted in `needed` even when the arena is
+        // shorter (a byte pointer's offset is always below ALIGN).
+        let pad = arena.as_ptr().align_offset(ALIGN).min(ALIGN - 1);
+        let region = arena.get_mut(pad..).unwrap_or_default();
         let too_small = |needed: usize| {
             InterpreterError::new(ErrorKind::ArenaTooSmall {
                 needed: needed.saturating_add(pad),

@@ -244,3 +244,50 @@ fn unknown_and_custom_ops_stop_set_up_at_their_operator() {
         "operator 1 (CUSTOM): custom ops are not run"
     );
 }
+
+/// Every arena length up to what a model needs, at an aligned and a misaligned start: set-up
+/// either succeeds and runs exactly as in a roomy arena, or says `ArenaTooSmall` with the
+/// exact bytes needed (with `std`), which then suffice. Covers the cut-offs inside set-up: the
+/// records, the operand table (written up to the plan's table, its length known only once
+/// the operators are walked), the plan's table and the data.
+#[test]
+#[cfg_attr(miri, ignore = "thousands of set-ups")]
+fn every_arena_length_sets_up_or_says_how_much_it_needs() {
+    let options = Options::default();
+    for bytes in [SPARSE, REDUCE] {
+        let model = Model::load(bytes).unwrap();
+        let required = Interpreter::required(&model, &AllOps, &options).unwrap();
+        // What the graph computes from one input pattern, in an arena with room to spare.
+        let run = |arena: &mut [u8]| -> Result<std::vec::Vec<u8>, InterpreterError> {
+            let mut it = Interpreter::new(model, &AllOps, arena, &options)?;
+            for (k, b) in it.input_bytes_mut(0)?.iter_mut().enumerate() {
+                *b = (k * 7 % 61) as u8;
+            }
+            it.invoke()?;
+            let mut out = std::vec::Vec::new();
+            for j in 0..it.output_count() {
+                out.extend_from_slice(it.output_bytes(j)?);
+            }
+            Ok(out)
+        };
+        let expected = run(&mut std::vec![0u8; required]).unwrap();
+        for shift in [0, 5] {
+            let mut buf = std::vec![0u8; required + 32];
+            let start = buf.as_ptr().align_offset(16) + shift;
+            for len in 0..=required {
+                match run(&mut buf[start..start + len]) {
+                    Ok(out) => assert_eq!(out, expected, "{len} bytes at +{shift}"),
+                    Err(e) => {
+                        let ErrorKind::ArenaTooSmall { needed, available } = e.kind else {
+                            panic!("{len} bytes at +{shift}: {e}");
+                        };
+                        assert_eq!(available, len);
+                        assert!(needed > len && needed <= required, "{needed}, {len}");
+                        let out = run(&mut buf[start..start + needed]);
+                        assert_eq!(out.as_ref(), Ok(&expected), "{needed} bytes at +{shift}");
+                    }
+                }
+            }
+        }
+    }
+}
