@@ -1,11 +1,13 @@
 //! Fuzzes the interpreter: the first bytes choose how inputs are filled, the rest is a model.
 //! Whatever loads is set up (any error is fine) and, if it sets up, invoked twice with inputs
-//! filled from the fuzz bytes; nothing may panic, read out of bounds or loop without end.
+//! filled from the fuzz bytes; nothing may panic, read out of bounds or loop without end. A
+//! model that sets up is also set up in a shorter arena (a fraction chosen by the fuzz bytes),
+//! which must succeed or say `ArenaTooSmall` with more bytes than it got.
 //! Seeds: the fixture models (`corpus/interpret/seed-*`, each with 8 leading bytes).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tessera_lite::interpreter::{AllOps, Interpreter, Options};
+use tessera_lite::interpreter::{AllOps, ErrorKind, Interpreter, Options};
 use tessera_lite::model::{Model, TensorType};
 
 /// Bigger arenas are skipped: the fuzzer would spend its time in memset.
@@ -34,6 +36,22 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     assert!(it.arena_used_bytes() <= needed);
+    // The same model in fewer bytes: within them, or ArenaTooSmall saying how many more.
+    let short = needed * usize::from(head[7]) / 256;
+    let mut small = vec![0u8; short];
+    match Interpreter::new(model, &AllOps, &mut small, &options) {
+        Ok(s) => assert!(s.arena_used_bytes() <= short),
+        Err(e) => match e.kind {
+            ErrorKind::ArenaTooSmall {
+                needed: n,
+                available,
+            } => assert!(
+                available == short && n > short && n <= needed,
+                "{n} {short}"
+            ),
+            _ => panic!("sets up in {needed} bytes but in {short}: {e}"),
+        },
+    }
     // Inputs: numbers from the head bytes (small values and indices, so gathers hit and
     // miss), strings from the model's own bytes.
     for i in 0..it.input_count() {
