@@ -124,6 +124,14 @@ impl core::fmt::Debug for Interpreter<'_, '_> {
     }
 }
 
+/// The tensor records at the start of `header`.
+fn tensor_records(header: &[u8], counts: Counts) -> &[TensorRecord] {
+    let bytes = header
+        .get(..(counts.tensors as usize) * size_of::<TensorRecord>())
+        .unwrap_or_default();
+    <[TensorRecord]>::ref_from_bytes(bytes).unwrap_or(&[])
+}
+
 fn subgraph<'m>(model: &Model<'m>, options: &Options) -> Result<Subgraph<'m>, InterpreterError> {
     model
         .subgraph(options.subgraph)
@@ -219,7 +227,7 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         let records_bytes = tensors.checked_add(ops).ok_or(too_large)?;
         let table_bytes = entries
             .checked_mul(size_of::<PlanBuffer>())
-            .ok_or(InterpreterError::new(ErrorKind::TooLarge))?;
+            .ok_or(too_large)?;
         let table_at = region
             .len()
             .checked_sub(table_bytes)
@@ -238,8 +246,8 @@ impl<'m, 'a> Interpreter<'m, 'a> {
             return Err(too_small(needed));
         };
         let (head, rest) = region.split_at_mut(table_at);
-        let plan = <[PlanBuffer]>::mut_from_bytes(&mut rest[..table_bytes])
-            .map_err(|_| InterpreterError::new(ErrorKind::TooLarge))?;
+        let plan =
+            <[PlanBuffer]>::mut_from_bytes(&mut rest[..table_bytes]).map_err(|_| too_large)?;
         // The records at the start, then the operand table, up to the plan's table: if the
         // operand table does not fit there, set-up's header (aligned, like `table_at`)
         // passes `table_at`, and its total passes the region's end (checked below).
@@ -254,9 +262,7 @@ impl<'m, 'a> Interpreter<'m, 'a> {
             model: model.bytes(),
         };
         let m = setup::measure(&graph, resolver, options, plan, Some(tables))?;
-        let total = m
-            .total()
-            .ok_or(InterpreterError::new(ErrorKind::TooLarge))?;
+        let total = m.total().ok_or(too_large)?;
         let region_len = head.len() + rest.len();
         if total > region_len {
             return Err(too_small(total));
@@ -287,8 +293,7 @@ impl<'m, 'a> Interpreter<'m, 'a> {
     }
 
     fn records(&self) -> &[TensorRecord] {
-        let bytes = &self.header[..(self.counts.tensors as usize) * size_of::<TensorRecord>()];
-        <[TensorRecord]>::ref_from_bytes(bytes).unwrap_or(&[])
+        tensor_records(self.header, self.counts)
     }
 
     fn records_mut(&mut self) -> &mut [TensorRecord] {
@@ -299,9 +304,8 @@ impl<'m, 'a> Interpreter<'m, 'a> {
     /// Copies constants that are not read in place, and variables' initial values, into
     /// the persistent part, in the host's byte order.
     fn copy_constants(&mut self) -> Result<(), InterpreterError> {
-        let n = (self.counts.tensors as usize) * size_of::<TensorRecord>();
-        let records = self.header.get(..n).unwrap_or_default();
-        let records = <[TensorRecord]>::ref_from_bytes(records).unwrap_or_default();
+        // The header and the data are apart: the records are read while the data is written.
+        let records = tensor_records(self.header, self.counts);
         for (r, t) in records.iter().zip(self.graph.tensors().iter()) {
             if r.place() != Place::Persistent {
                 continue;
