@@ -167,3 +167,51 @@ fn a_tiny_arena_says_how_much_more_it_needs() {
         assert!(required - needed >= 16, "{needed} of {required}");
     }
 }
+
+/// Every arena length from 0 to what a model needs, at an aligned and a misaligned start, and
+/// an empty `Vec`'s (dangling) address: set-up succeeds within the arena, or says
+/// `ArenaTooSmall` with more bytes than it got and no more than `required`. With `std` those
+/// bytes suffice; without, they are a lower bound, and asking again climbs to a figure that
+/// does. On a fixture and on a fuzzed graph that needs no bytes at all.
+#[test]
+fn every_arena_length_says_truly_how_much_it_needs() {
+    use tessera_lite::interpreter::ErrorKind as SetUp;
+    let kws = fixture("int8_dense.tflite");
+    let found = std::fs::read(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fuzz/corpus/interpret/seed-finding-empty-arena"),
+    )
+    .unwrap();
+    for bytes in [&kws[..], &found[8..]] {
+        let model = Model::load(bytes).expect("loads");
+        let required = required(&model);
+        let options = Options::default();
+        let set_up = |arena: &mut [u8]| -> Result<(), (usize, usize)> {
+            let len = arena.len();
+            match Interpreter::new(model, &AllOps, arena, &options) {
+                Ok(it) => {
+                    assert!(it.arena_used_bytes() <= len, "{len}");
+                    Ok(())
+                }
+                Err(e) => match e.kind {
+                    SetUp::ArenaTooSmall { needed, available } => Err((needed, available)),
+                    _ => panic!("{len} bytes: {e}"),
+                },
+            }
+        };
+        let _ = set_up(&mut Vec::new());
+        let mut buf = vec![0u8; required + 32];
+        for shift in [0, 5] {
+            let start = buf.as_ptr().align_offset(16) + shift;
+            for len in 0..=required {
+                let mut got = len;
+                while let Err((needed, available)) = set_up(&mut buf[start..start + got]) {
+                    assert_eq!(available, got);
+                    assert!(needed > got && needed <= required, "{needed}, {got} at +{shift}");
+                    assert!(!cfg!(feature = "std") || got == len, "std's figure suffices");
+                    got = needed;
+                }
+            }
+        }
+    }
+}

@@ -27,9 +27,7 @@ static int checks = 0;
 
 static const char *dir = "tests/fixtures/models";
 
-static uint8_t *read_file(const char *name, size_t *len) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
+static uint8_t *read_path(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f) {
     fprintf(stderr, "cannot open %s\n", path);
@@ -43,6 +41,12 @@ static uint8_t *read_file(const char *name, size_t *len) {
   fclose(f);
   *len = (size_t)n;
   return buf;
+}
+
+static uint8_t *read_file(const char *name, size_t *len) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  return read_path(path, len);
 }
 
 /* The data of a version-1 .npy file (little-endian, C order): after the 10-byte preamble and
@@ -222,12 +226,68 @@ static void failures_a_caller_handles(void) {
   free(model);
 }
 
+/* Every arena length from 0 to what the model needs, at an aligned and a misaligned start,
+ * and the empty arena as a null pointer: set-up either succeeds within the arena, or says
+ * BUFFER_TOO_SMALL with more bytes than it got and no more than the model's arena size, and
+ * those bytes then suffice (after at most a further ask, see below). */
+static void every_arena_length(const uint8_t *model, size_t len) {
+  size_t arena_len = 0;
+  TesseraError err;
+  CHECK(tessera_model_arena_size(model, len, 0, &arena_len, &err) == TESSERA_OK);
+  size_t align = tessera_interpreter_align();
+  size_t size = (tessera_interpreter_size() + align - 1) / align * align;
+  TesseraInterpreter *it = aligned_alloc(align, size);
+  uint8_t *buf = malloc(arena_len + 32);
+  uint8_t *aligned = buf + (16 - (uintptr_t)buf % 16) % 16;
+  int bad = 0;
+  for (size_t shift = 0; shift <= 5; shift += 5) {
+    for (size_t n = 0; n <= arena_len; n++) {
+      TesseraStatus s = tessera_interpreter_init(it, model, len, aligned + shift, n, 0, &err);
+      if (s == TESSERA_OK) {
+        bad += tessera_interpreter_arena_used(it) > n;
+        bad += tessera_interpreter_invoke(it, &err) != TESSERA_OK;
+        tessera_interpreter_deinit(it);
+      } else {
+        /* The C library's interpreter is built without std: for an arena too small to plan
+         * in, `needed` is what planning needs to start, a lower bound; asking again with it
+         * climbs to the exact figure. */
+        size_t got = n;
+        while (s == TESSERA_BUFFER_TOO_SMALL && err.needed > got && err.needed <= arena_len) {
+          got = err.needed;
+          s = tessera_interpreter_init(it, model, len, aligned + shift, got, 0, &err);
+        }
+        bad += s != TESSERA_OK;
+        if (s == TESSERA_OK) tessera_interpreter_deinit(it);
+      }
+    }
+  }
+  CHECK(bad == 0);
+  TesseraStatus s = tessera_interpreter_init(it, model, len, NULL, 0, 0, &err);
+  CHECK(s == TESSERA_OK || (s == TESSERA_BUFFER_TOO_SMALL && err.needed > 0));
+  if (s == TESSERA_OK) {
+    CHECK(tessera_interpreter_arena_used(it) == 0);
+    tessera_interpreter_deinit(it);
+  }
+  CHECK(tessera_interpreter_init(it, model, len, NULL, 1, 0, &err) == TESSERA_NULL_ARGUMENT);
+  free(buf);
+  free(it);
+}
+
 int main(void) {
   const char *d = getenv("TESSERA_MODELS");
   if (d) dir = d;
   sparse_model();
   strings_model();
   failures_a_caller_handles();
+  size_t len;
+  uint8_t *model = read_file("sparse.tflite", &len);
+  every_arena_length(model, len);
+  free(model);
+  /* A graph with no tensors and no operators (a fuzz finding, after the fuzz target's 8 head
+   * bytes): it needs no bytes. */
+  model = read_path("tests/fuzz/corpus/interpret/seed-finding-empty-arena", &len);
+  every_arena_length(model + 8, len - 8);
+  free(model);
   printf("%d passed, %d failed\n", checks - failures, failures);
   return failures != 0;
 }

@@ -344,11 +344,14 @@ enum TesseraStatus tessera_model_arena_size(const uint8_t *model,
 
 // Sets up an interpreter in `interp` (memory of [`tessera_interpreter_size`] bytes, aligned
 // to [`tessera_interpreter_align`]) for the model, over the arena. The model and the arena
-// must outlive the interpreter and not move. On failure `interp` holds nothing.
+// must outlive the interpreter and not move. On failure `interp` holds nothing. An arena of
+// any length may be tried, 0 included (then `arena` may be null): one too small is
+// `TESSERA_BUFFER_TOO_SMALL` with the bytes needed in `err`.
 //
 // # Safety
 // `interp` is writable for [`tessera_interpreter_size`] bytes; `model` readable for
-// `model_len` bytes and `arena` writable for `arena_len` bytes, both until
+// `model_len` bytes and `arena` (null only if `arena_len` is 0) writable for `arena_len`
+// bytes, both until
 // [`tessera_interpreter_deinit`], and not otherwise used meanwhile; `err` null or writable.
 enum TesseraStatus tessera_interpreter_init(struct TesseraInterpreter *interp,
                                             const uint8_t *model,

@@ -221,11 +221,14 @@ pub unsafe extern "C" fn tessera_model_arena_size(
 
 /// Sets up an interpreter in `interp` (memory of [`tessera_interpreter_size`] bytes, aligned
 /// to [`tessera_interpreter_align`]) for the model, over the arena. The model and the arena
-/// must outlive the interpreter and not move. On failure `interp` holds nothing.
+/// must outlive the interpreter and not move. On failure `interp` holds nothing. An arena of
+/// any length may be tried, 0 included (then `arena` may be null): one too small is
+/// `TESSERA_BUFFER_TOO_SMALL` with the bytes needed in `err`.
 ///
 /// # Safety
 /// `interp` is writable for [`tessera_interpreter_size`] bytes; `model` readable for
-/// `model_len` bytes and `arena` writable for `arena_len` bytes, both until
+/// `model_len` bytes and `arena` (null only if `arena_len` is 0) writable for `arena_len`
+/// bytes, both until
 /// [`tessera_interpreter_deinit`], and not otherwise used meanwhile; `err` null or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn tessera_interpreter_init(
@@ -237,7 +240,7 @@ pub unsafe extern "C" fn tessera_interpreter_init(
     string_bytes: usize,
     err: *mut TesseraError,
 ) -> TesseraStatus {
-    if interp.is_null() || arena.is_null() {
+    if interp.is_null() || (arena.is_null() && arena_len > 0) {
         return TesseraStatus::TESSERA_NULL_ARGUMENT;
     }
     if (interp as usize) % align_of::<Interp>() != 0 {
@@ -254,8 +257,13 @@ pub unsafe extern "C" fn tessera_interpreter_init(
     let Some(bytes) = (unsafe { bytes(model, model_len) }) else {
         return TesseraStatus::TESSERA_NULL_ARGUMENT;
     };
-    // SAFETY: caller contract: writable for `arena_len` bytes until deinit, used by no one else.
-    let arena: &'static mut [u8] = unsafe { core::slice::from_raw_parts_mut(arena, arena_len) };
+    let arena: &'static mut [u8] = if arena.is_null() {
+        &mut [] // an empty arena may be null; only a graph that needs no bytes sets up in it
+    } else {
+        // SAFETY: caller contract: writable for `arena_len` bytes until deinit, used by no one
+        // else.
+        unsafe { core::slice::from_raw_parts_mut(arena, arena_len) }
+    };
     let model = match Model::load(bytes) {
         Ok(m) => m,
         Err(e) => {

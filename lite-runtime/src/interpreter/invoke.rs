@@ -2,9 +2,7 @@
 //! region as writable slices, the rest stays readable for its inputs, and its kernel's `eval`
 //! runs. Nothing is allocated, and the flatbuffer is not read.
 
-use zerocopy::FromBytes;
-
-use super::Interpreter;
+use super::{Interpreter, cast};
 use super::error::{ErrorKind, InterpreterError, KernelError};
 use super::kernel::{Eval, Kernel, MAX_OUTPUTS};
 use super::record::{OpRecord, Place, TensorRecord};
@@ -41,8 +39,8 @@ impl Interpreter<'_, '_> {
         let operands_bytes = rest
             .get(o_bytes..o_bytes + (self.counts.operands as usize) * 4)
             .ok_or(fail(OVERLAP))?;
-        let operands = <[i32]>::ref_from_bytes(operands_bytes).map_err(|_| fail(OVERLAP))?;
-        let records = <[TensorRecord]>::mut_from_bytes(records).map_err(|_| fail(OVERLAP))?;
+        let operands = cast::slice_of(operands_bytes).ok_or(fail(OVERLAP))?;
+        let records = cast::slice_of_mut(records).ok_or(fail(OVERLAP))?;
         let start = rec.operands as usize;
         let (n_in, n_out) = (usize::from(rec.inputs), usize::from(rec.outputs));
         let inputs = operands.get(start..start + n_in).ok_or(fail(OVERLAP))?;

@@ -14,7 +14,7 @@
 
 use tessera_core::strings::TfliteStrings;
 use tessera_core::tensor::Element;
-use zerocopy::{FromBytes, Immutable, IntoBytes, TryFromBytes};
+use zerocopy::{FromBytes, Immutable, IntoBytes};
 
 use super::error::KernelError;
 use super::record::{PARAMS_BYTES, Place, Shape, TensorRecord, dtype_of};
@@ -399,12 +399,7 @@ impl<'e> Eval<'e> {
     pub fn input<T: Element>(&self, i: usize) -> Result<&'e [T], KernelError> {
         let r = self.input_record(i)?;
         check_type::<T>(r)?;
-        let bytes = self.input_bytes(i)?;
-        if bytes.is_empty() {
-            // An empty tensor: `&[]`'s dangling address may not suit `T`'s alignment.
-            return Ok(&[]);
-        }
-        <[T]>::try_ref_from_bytes(bytes).map_err(|_| BAD_BYTES)
+        super::cast::slice_of(self.input_bytes(i)?).ok_or(BAD_BYTES)
     }
 
     /// Input `i` as a TFLite string tensor.
@@ -449,10 +444,7 @@ impl<'e> Eval<'e> {
             // Arena bytes may hold anything; bool must be 0 or 1 before it is viewed.
             bytes.fill(0);
         }
-        if bytes.is_empty() {
-            return Ok(&mut []);
-        }
-        <[T]>::try_mut_from_bytes(bytes).map_err(|_| BAD_BYTES)
+        super::cast::slice_of_mut(bytes).ok_or(BAD_BYTES)
     }
 
     /// Records how many bytes of string output `i` are used (its encoded length).

@@ -37,6 +37,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod cast;
 mod error;
 mod invoke;
 mod kernel;
@@ -55,7 +56,7 @@ pub use resolver::{AllOps, MutableOpResolver, OpResolver};
 use tessera_core::plan::{Lifetime, PlanBuffer};
 use tessera_core::strings::{TfliteEncodeError, TfliteStrings, encode_tflite};
 use tessera_core::tensor::{Element, TensorView, TensorViewMut};
-use zerocopy::{FromBytes, FromZeros, TryFromBytes};
+use zerocopy::{FromBytes, FromZeros};
 
 use crate::model::{Model, Subgraph, TensorType};
 use kernel::Requests;
@@ -129,7 +130,7 @@ fn tensor_records(header: &[u8], counts: Counts) -> &[TensorRecord] {
     let bytes = header
         .get(..(counts.tensors as usize) * size_of::<TensorRecord>())
         .unwrap_or_default();
-    <[TensorRecord]>::ref_from_bytes(bytes).unwrap_or(&[])
+    cast::slice_of(bytes).unwrap_or(&[])
 }
 
 fn subgraph<'m>(model: &Model<'m>, options: &Options) -> Result<Subgraph<'m>, InterpreterError> {
@@ -203,7 +204,10 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         // Bytes to the first 16-byte boundary, counted in `needed` even when the arena is
         // shorter (a byte pointer's offset is always below ALIGN).
         let pad = arena.as_ptr().align_offset(ALIGN).min(ALIGN - 1);
-        let region = arena.get_mut(pad..).unwrap_or_default();
+        // The region starts after the padding, or at the arena's end when it is shorter than
+        // that (then only a graph that needs no bytes sets up, and uses none).
+        let start = pad.min(available);
+        let region = &mut arena[start..];
         let too_small = |needed: usize| {
             InterpreterError::new(ErrorKind::ArenaTooSmall {
                 needed: needed.saturating_add(pad),
@@ -238,16 +242,18 @@ impl<'m, 'a> Interpreter<'m, 'a> {
             // without, say what planning needs to start rather than plan on the stack (7 KB
             // on a 32-bit target), in an error path, on a device whose arena is sized on the
             // host with `required`.
+            // The table starts at a 16-byte boundary at or after the records' end.
+            let to_start = (records_bytes.saturating_add(ALIGN - 1) & !(ALIGN - 1))
+                .saturating_add(table_bytes);
             #[cfg(feature = "std")]
             let needed = Self::required(&model, resolver, options)
-                .map_or(records_bytes + table_bytes, |n| n - (ALIGN - 1));
+                .map_or(to_start, |n| n - (ALIGN - 1));
             #[cfg(not(feature = "std"))]
-            let needed = records_bytes + table_bytes;
+            let needed = to_start;
             return Err(too_small(needed));
         };
         let (head, rest) = region.split_at_mut(table_at);
-        let plan =
-            <[PlanBuffer]>::mut_from_bytes(&mut rest[..table_bytes]).map_err(|_| too_large)?;
+        let plan = cast::slice_of_mut(&mut rest[..table_bytes]).ok_or(too_large)?;
         // The records at the start, then the operand table, up to the plan's table: if the
         // operand table does not fit there, set-up's header (aligned, like `table_at`)
         // passes `table_at`, and its total passes the region's end (checked below).
@@ -255,10 +261,9 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         let (op_records, operands) = ops_and_operands.split_at_mut(ops);
         let whole_entries = operands.len() & !3;
         let tables = setup::Tables {
-            records: <[TensorRecord]>::mut_from_bytes(records).map_err(|_| too_large)?,
-            ops: <[OpRecord]>::mut_from_bytes(op_records).map_err(|_| too_large)?,
-            operands: <[i32]>::mut_from_bytes(&mut operands[..whole_entries])
-                .map_err(|_| too_large)?,
+            records: cast::slice_of_mut(records).ok_or(too_large)?,
+            ops: cast::slice_of_mut(op_records).ok_or(too_large)?,
+            operands: cast::slice_of_mut(&mut operands[..whole_entries]).ok_or(too_large)?,
             model: model.bytes(),
         };
         let m = setup::measure(&graph, resolver, options, plan, Some(tables))?;
@@ -284,7 +289,7 @@ impl<'m, 'a> Interpreter<'m, 'a> {
                 ops: m.ops as u32,
                 operands: m.operands as u32,
             },
-            used: pad + total,
+            used: start + total,
         };
         this.copy_constants()?;
         this.empty_string_inputs();
@@ -298,7 +303,7 @@ impl<'m, 'a> Interpreter<'m, 'a> {
 
     fn records_mut(&mut self) -> &mut [TensorRecord] {
         let n = (self.counts.tensors as usize) * size_of::<TensorRecord>();
-        <[TensorRecord]>::mut_from_bytes(&mut self.header[..n]).unwrap_or(&mut [])
+        cast::slice_of_mut(&mut self.header[..n]).unwrap_or(&mut [])
     }
 
     /// Copies constants that are not read in place, and variables' initial values, into
@@ -612,12 +617,8 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         if T::DTYPE == tessera_core::tensor::DType::Bool {
             bytes.iter_mut().for_each(|b| *b &= 1);
         }
-        let slice = if bytes.is_empty() {
-            &mut [] // `&[]`'s dangling address may not suit `T`'s alignment
-        } else {
-            <[T]>::try_mut_from_bytes(bytes)
-                .map_err(|_| InterpreterError::at_tensor(ErrorKind::TooLarge, t))?
-        };
+        let slice = cast::slice_of_mut(bytes)
+            .ok_or(InterpreterError::at_tensor(ErrorKind::TooLarge, t))?;
         TensorViewMut::new(slice, shape.dims())
             .map_err(|_| InterpreterError::at_tensor(ErrorKind::Shape, t))
     }
@@ -657,12 +658,8 @@ impl<'m, 'a> Interpreter<'m, 'a> {
     pub fn tensor<T: Element>(&self, t: usize) -> Result<TensorView<'_, T>, InterpreterError> {
         let shape = self.typed_shape::<T>(t)?;
         let bytes = self.arena_bytes(t)?;
-        let slice = if bytes.is_empty() {
-            &[]
-        } else {
-            <[T]>::try_ref_from_bytes(bytes)
-                .map_err(|_| InterpreterError::at_tensor(ErrorKind::TooLarge, t))?
-        };
+        let slice =
+            cast::slice_of(bytes).ok_or(InterpreterError::at_tensor(ErrorKind::TooLarge, t))?;
         TensorView::new(slice, shape.dims())
             .map_err(|_| InterpreterError::at_tensor(ErrorKind::Shape, t))
     }

@@ -12,6 +12,10 @@ const SPARSE_IN: &[u8] = include_bytes!("../../../tests/fixtures/models/sparse.i
 const SPARSE_OUT: &[u8] = include_bytes!("../../../tests/fixtures/models/sparse.out0.npy");
 const STRINGS: &[u8] = include_bytes!("../../../tests/fixtures/models/strings.tflite");
 const REDUCE: &[u8] = include_bytes!("../../../tests/fixtures/models/ops_reduce.tflite");
+/// A fuzzed model whose graph has no tensors and no operators (it sets up in 0 bytes past the
+/// start's padding), after the `interpret` fuzz target's 8 head bytes.
+const EMPTY_GRAPH: &[u8] =
+    include_bytes!("../../../tests/fuzz/corpus/interpret/seed-finding-empty-arena");
 const REDUCE_IN: &[u8] = include_bytes!("../../../tests/fixtures/models/ops_reduce.in0.npy");
 const REDUCE_OUT: [&[u8]; 5] = [
     include_bytes!("../../../tests/fixtures/models/ops_reduce.out0.npy"),
@@ -245,23 +249,29 @@ fn unknown_and_custom_ops_stop_set_up_at_their_operator() {
     );
 }
 
-/// Every arena length up to what a model needs, at an aligned and a misaligned start: set-up
-/// either succeeds and runs exactly as in a roomy arena, or says `ArenaTooSmall` with the
-/// exact bytes needed (with `std`), which then suffice. Covers the cut-offs inside set-up: the
-/// records, the operand table (written up to the plan's table, its length known only once
-/// the operators are walked), the plan's table and the data.
+/// Every arena length up to what a model needs, at an aligned and a misaligned start, and the
+/// empty arena at a dangling address (an empty `Vec`'s): set-up either succeeds within the
+/// arena and runs exactly as in a roomy one, or says `ArenaTooSmall` with the exact bytes
+/// needed (with `std`), which then suffice. Covers the cut-offs inside set-up: the records,
+/// the operand table (written up to the plan's table, its length known only once the
+/// operators are walked), the plan's table and the data; and a graph that needs no bytes at
+/// all, whose empty tables once failed their cast at a dangling address ("more than 4 GiB").
 #[test]
 #[cfg_attr(miri, ignore = "thousands of set-ups")]
 fn every_arena_length_sets_up_or_says_how_much_it_needs() {
     let options = Options::default();
-    for bytes in [SPARSE, REDUCE] {
+    for bytes in [SPARSE, REDUCE, &EMPTY_GRAPH[8..]] {
         let model = Model::load(bytes).unwrap();
         let required = Interpreter::required(&model, &AllOps, &options).unwrap();
         // What the graph computes from one input pattern, in an arena with room to spare.
         let run = |arena: &mut [u8]| -> Result<std::vec::Vec<u8>, InterpreterError> {
+            let len = arena.len();
             let mut it = Interpreter::new(model, &AllOps, arena, &options)?;
-            for (k, b) in it.input_bytes_mut(0)?.iter_mut().enumerate() {
-                *b = (k * 7 % 61) as u8;
+            assert!(it.arena_used_bytes() <= len, "{len}");
+            if it.input_count() > 0 {
+                for (k, b) in it.input_bytes_mut(0)?.iter_mut().enumerate() {
+                    *b = (k * 7 % 61) as u8;
+                }
             }
             it.invoke()?;
             let mut out = std::vec::Vec::new();
@@ -271,6 +281,13 @@ fn every_arena_length_sets_up_or_says_how_much_it_needs() {
             Ok(out)
         };
         let expected = run(&mut std::vec![0u8; required]).unwrap();
+        match run(&mut std::vec::Vec::new()) {
+            Ok(out) => assert_eq!(out, expected),
+            Err(e) => assert!(
+                matches!(e.kind, ErrorKind::ArenaTooSmall { needed, available: 0 } if needed > 0),
+                "{e}"
+            ),
+        }
         for shift in [0, 5] {
             let mut buf = std::vec![0u8; required + 32];
             let start = buf.as_ptr().align_offset(16) + shift;
@@ -291,3 +308,4 @@ fn every_arena_length_sets_up_or_says_how_much_it_needs() {
         }
     }
 }
+
