@@ -308,4 +308,3 @@ fn every_arena_length_sets_up_or_says_how_much_it_needs() {
         }
     }
 }
-

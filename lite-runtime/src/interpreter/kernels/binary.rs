@@ -18,7 +18,7 @@
 //! int16 arithmetic and comparisons are refused (another kernel's work); SELECT and SELECT_V2
 //! copy elements and take those types too, as TensorFlow Lite does.
 
-pub(super) mod broadcast;
+mod quantized;
 #[cfg(test)]
 mod tests;
 
@@ -26,9 +26,9 @@ use tessera_core::strings::TfliteStrings;
 use tessera_core::tensor::Element;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
-use self::broadcast::{Broadcast, broadcast_shape, map2, map2_indexed, select3};
-use super::activation::float_range;
-use super::quantized::arith as quantized;
+use super::base::broadcast::{Broadcast, broadcast_shape, map2, map2_indexed, select3};
+use super::base::check::{self, SHORT};
+use super::base::fused::{clamp, float_range, int_range};
 use crate::interpreter::{Eval, Kernel, KernelError, Prepare, Shape};
 use crate::model::{Activation, BuiltinOperator, BuiltinOptions, TensorType};
 
@@ -118,14 +118,6 @@ kernel!(
     SELECT_V2, SelectV2, prepare_select::<true>, eval_select::<true>
 );
 
-const SHORT: KernelError = KernelError::Mismatch {
-    what: "tensor shorter than its shape",
-};
-
-const BAD_OUTPUT_SHAPE: KernelError = KernelError::Mismatch {
-    what: "output shape is not the inputs' broadcast shape",
-};
-
 /// The numbers the arithmetic ops run on.
 pub(crate) trait Number: Element + PartialOrd {
     /// `a + b` (integers wrap, as TensorFlow Lite's C++ does on every target it runs on).
@@ -212,13 +204,6 @@ fn test<T: PartialOrd, const OP: u8>(a: T, b: T) -> bool {
         op::EQ => a == b,
         _ => a != b,
     }
-}
-
-/// `min(max(x, lo), hi)` as TensorFlow Lite's `ActivationFunctionWithMinMax` orders it.
-#[inline(always)]
-fn clamp<T: PartialOrd>(x: T, lo: T, hi: T) -> T {
-    let v = if x < lo { lo } else { x };
-    if hi < v { hi } else { v }
 }
 
 fn check_len<T>(data: &[T], shape: &Shape) -> Result<(), KernelError> {
@@ -336,7 +321,7 @@ pub(crate) fn select_mode<const V2: bool>(
         return if same(so, sx) {
             Ok(SelectMode::Broadcast)
         } else {
-            Err(BAD_OUTPUT_SHAPE)
+            Err(check::OUTPUT_SHAPE)
         };
     }
     if V2 {
@@ -348,7 +333,7 @@ pub(crate) fn select_mode<const V2: bool>(
         return if same(&shape, so) {
             Ok(SelectMode::Broadcast)
         } else {
-            Err(BAD_OUTPUT_SHAPE)
+            Err(check::OUTPUT_SHAPE)
         };
     }
     let low_rank = sc.rank() == 0 || (sc.rank() == 1 && sx.rank() >= 1 && sc.dim(0) == sx.dim(0));
@@ -359,7 +344,7 @@ pub(crate) fn select_mode<const V2: bool>(
         });
     }
     if !same(so, sx) {
-        return Err(BAD_OUTPUT_SHAPE);
+        return Err(check::OUTPUT_SHAPE);
     }
     let outer = sc.elements();
     let inner = if sc.rank() == 0 {
@@ -452,25 +437,7 @@ fn activation<const OP: u8>(ctx: &Prepare<'_>) -> Result<Activation, KernelError
         | (op::DIV, BuiltinOptions::Div { activation }) => Some(activation),
         _ => None,
     };
-    found.ok_or(KernelError::Mismatch {
-        what: "options are not the op's",
-    })
-}
-
-/// The integer range a fused activation clamps to (`CalculateActivationRange<T>`), `None`
-/// for no activation.
-fn int_range(a: Activation, max: i64) -> Result<Option<(i64, i64)>, KernelError> {
-    Ok(match a {
-        Activation::None => None,
-        Activation::Relu => Some((0, max)),
-        Activation::ReluN1To1 => Some((-1, 1)),
-        Activation::Relu6 => Some((0, 6)),
-        _ => {
-            return Err(KernelError::Unsupported {
-                what: "fused activation",
-            });
-        }
-    })
+    found.ok_or(check::OPTIONS)
 }
 
 fn refuse_quantized(t: TensorType) -> Result<(), KernelError> {
@@ -489,11 +456,8 @@ fn prepare_arith<const OP: u8>(ctx: &mut Prepare<'_>) -> Result<(), KernelError>
     let a = ctx.input(0)?;
     let b = ctx.input(1)?;
     let out = ctx.output(0)?;
-    if a.dtype != b.dtype || out.dtype != a.dtype {
-        return Err(KernelError::Mismatch {
-            what: "inputs and output differ in type",
-        });
-    }
+    check::same_type(&a, &b)?;
+    check::output_type(&a, &out)?;
     refuse_quantized(a.dtype)?;
     let supported = match a.dtype {
         TensorType::Float32 | TensorType::Int32 => true,
@@ -510,7 +474,7 @@ fn prepare_arith<const OP: u8>(ctx: &mut Prepare<'_>) -> Result<(), KernelError>
         what: "input shapes do not broadcast",
     })?;
     if !same(&shape, &out.shape) {
-        return Err(BAD_OUTPUT_SHAPE);
+        return Err(check::OUTPUT_SHAPE);
     }
     let act = activation::<OP>(ctx)?;
     let mut params = ArithParams {
@@ -620,7 +584,7 @@ fn prepare_compare<const OP: u8>(ctx: &mut Prepare<'_>) -> Result<(), KernelErro
         what: "input shapes do not broadcast",
     })?;
     if !same(&shape, &out.shape) {
-        return Err(BAD_OUTPUT_SHAPE);
+        return Err(check::OUTPUT_SHAPE);
     }
     Ok(())
 }

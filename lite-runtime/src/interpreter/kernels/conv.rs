@@ -15,8 +15,10 @@
 //! wrapping arithmetic is associative, so any summation order gives the reference's bits.
 //! Float sums keep the reference's order (filter row, column, input channel).
 
-use super::activation::float_range;
-use super::quant;
+use super::base::check;
+use super::base::fused::float_range;
+use super::base::quant;
+use super::base::window::{out_size, pad_before};
 use crate::interpreter::{Desc, Eval, Init, Kernel, KernelError, Prepare, Shape};
 use crate::model::{BuiltinOperator, BuiltinOptions, Padding, TensorType};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
@@ -244,22 +246,6 @@ impl Geometry {
     }
 }
 
-/// TensorFlow Lite's `ComputeOutSize`.
-pub(super) fn out_size(padding: Padding, size: u64, filter: u64, stride: u64, dil: u64) -> u64 {
-    let effective = (filter.saturating_sub(1)) * dil + 1;
-    match padding {
-        Padding::Same => size.div_ceil(stride),
-        _ => (size + stride).saturating_sub(effective) / stride,
-    }
-}
-
-/// TensorFlow Lite's `ComputePaddingWithOffset` (the before-side padding; the odd extra pixel
-/// goes after, which the kernels never read).
-pub(super) fn pad_before(stride: u64, dil: u64, size: u64, filter: u64, out: u64) -> u64 {
-    let effective = (filter.saturating_sub(1)) * dil + 1;
-    (out.saturating_sub(1) * stride + effective).saturating_sub(size) / 2
-}
-
 fn dim(d: &Desc<'_>, i: usize) -> u64 {
     d.shape.dim(i).unwrap_or(0) as u64
 }
@@ -465,7 +451,7 @@ fn geometry(ctx: &Prepare<'_>) -> Result<Geometry, KernelError> {
 fn prepare<const KINDS: u32>(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let g = geometry(ctx)?;
     if KINDS & (1 << g.kind) == 0 {
-        return Err(super::NOT_INT8);
+        return Err(check::NOT_INT8);
     }
     if g.quantized() {
         // Derive the multipliers now, so a bad scale fails at setup, not at init.

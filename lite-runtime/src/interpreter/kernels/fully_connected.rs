@@ -6,12 +6,13 @@
 //! index built at `init` ([`sparse_weights`]): the dense matrix never takes arena bytes.
 
 mod quantized;
-pub(super) mod sparse_weights;
+mod sparse_weights;
 
 use self::sparse_weights::{Dims, Plan, RowIndex};
-use super::activation::{clamp, float_range};
-use super::sparse::SparseFormat;
-use crate::interpreter::{Eval, Init, Kernel, KernelError, Prepare};
+use super::base::check;
+use super::base::fused::{clamp, float_range};
+use super::base::sparsity::SparseFormat;
+use crate::interpreter::{Desc, Eval, Init, Kernel, KernelError, Prepare};
 use crate::model::{BuiltinOperator, BuiltinOptions, TensorType};
 use zerocopy::{FromBytes, FromZeros, Immutable, IntoBytes, KnownLayout};
 
@@ -35,7 +36,7 @@ pub static FULLY_CONNECTED_INT8: Kernel = Kernel {
 
 fn prepare_int8(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     if ctx.input(0)?.dtype != TensorType::Int8 {
-        return Err(super::NOT_INT8);
+        return Err(check::NOT_INT8);
     }
     quantized::prepare(ctx)
 }
@@ -62,9 +63,7 @@ fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let BuiltinOptions::FullyConnected(o) =
         ctx.operator().options_for(BuiltinOperator::FullyConnected)
     else {
-        return Err(KernelError::Mismatch {
-            what: "options are not FullyConnectedOptions",
-        });
+        return Err(check::OPTIONS);
     };
     if o.weights_format != 0 {
         return Err(KernelError::Unsupported {
@@ -86,25 +85,7 @@ fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
             });
         }
     }
-    if weights.shape.rank() != 2 {
-        return Err(KernelError::Mismatch {
-            what: "weights are not 2-D",
-        });
-    }
-    let units = weights.shape.dims()[0];
-    let depth = weights.shape.dims()[1];
-    let elements = input.shape.elements();
-    if depth == 0 || elements % depth != 0 {
-        return Err(KernelError::Mismatch {
-            what: "input size is not a multiple of the weights' depth",
-        });
-    }
-    let batches = elements / depth;
-    if output.shape.elements() != batches * units {
-        return Err(KernelError::Mismatch {
-            what: "output is not batches x units",
-        });
-    }
+    let (batches, units, depth) = matrix(&input, &weights, &output)?;
     if let Some(b) = &bias {
         if b.dtype != TensorType::Float32 || b.shape.elements() != units {
             return Err(KernelError::Mismatch {
@@ -247,4 +228,30 @@ fn eval_sparse(ctx: &mut Eval<'_>, p: &Params) -> Result<(), KernelError> {
             hi: p.hi,
         },
     )
+}
+
+/// The product every FULLY_CONNECTED computes, from its operands' shapes: `(batches, units,
+/// depth)` with 2-D weights `[units, depth]`, the input `batches` rows of `depth` (whatever
+/// its shape) and the output `batches x units` elements.
+fn matrix(input: &Desc<'_>, weights: &Desc<'_>, output: &Desc<'_>) -> Result<(usize, usize, usize), KernelError> {
+    if weights.shape.rank() != 2 {
+        return Err(KernelError::Mismatch {
+            what: "weights are not 2-D",
+        });
+    }
+    let units = weights.shape.dims()[0];
+    let depth = weights.shape.dims()[1];
+    let elements = input.shape.elements();
+    if depth == 0 || elements % depth != 0 {
+        return Err(KernelError::Mismatch {
+            what: "input size is not a multiple of the weights' depth",
+        });
+    }
+    let batches = elements / depth;
+    if output.shape.elements() != batches * units {
+        return Err(KernelError::Mismatch {
+            what: "output is not batches x units",
+        });
+    }
+    Ok((batches, units, depth))
 }

@@ -12,7 +12,8 @@ mod tests;
 
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
-use super::shape::operands::{element_bytes, small, words, words_mut, write_strings};
+use super::base::check::{self, dim as small};
+use super::base::tensors::{element_bytes, words, words_mut, write_strings};
 use crate::interpreter::{Eval, Kernel, KernelError, MAX_DIMS, Prepare, Shape};
 use crate::model::{BuiltinOperator, BuiltinOptions, TensorType};
 
@@ -78,9 +79,7 @@ fn prepare_gather(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let BuiltinOptions::Gather { axis, batch_dims } =
         ctx.operator().options_for(BuiltinOperator::Gather)
     else {
-        return Err(KernelError::Mismatch {
-            what: "options are not GatherOptions",
-        });
+        return Err(check::OPTIONS);
     };
     let data = ctx.input(0)?;
     let indices = ctx.input(1)?;
@@ -89,11 +88,7 @@ fn prepare_gather(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     if !matches!(indices.dtype, TensorType::Int32 | TensorType::Int64) {
         return Err(unsupported_indices());
     }
-    if output.dtype != data.dtype {
-        return Err(KernelError::Mismatch {
-            what: "output type differs from the data's",
-        });
-    }
+    check::output_type(&data, &output)?;
     let (geometry, shape) = gather_geometry(&data.shape, &indices.shape, axis, batch_dims)?;
     if shape != output.shape {
         return Err(KernelError::Mismatch {
@@ -176,11 +171,7 @@ fn prepare_embedding(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
             what: "value has fewer than 2 dimensions",
         });
     }
-    if output.dtype != value.dtype {
-        return Err(KernelError::Mismatch {
-            what: "output type differs from the value's",
-        });
-    }
+    check::output_type(&value, &output)?;
     let (geometry, shape) = gather_geometry(&value.shape, &ids.shape, 0, 0)?;
     if shape != output.shape {
         return Err(KernelError::Mismatch {

@@ -4,13 +4,13 @@
 //! full kernels to); on float32 and 16x8 models they stop set-up at the first operator they
 //! would have run, naming it.
 
-use std::path::PathBuf;
 use std::vec::Vec;
 
+use super::base::check::NOT_INT8;
+use super::fixtures::{npy_data, read};
 use super::*;
 use crate::interpreter::{AllOps, ErrorKind, Interpreter, MutableOpResolver, OpResolver, Options};
 use crate::model::{BuiltinOperator, Model};
-use crate::npy::Npy;
 
 /// Every `_INT8` kernel.
 const INT8: [&Kernel; 6] = [
@@ -31,22 +31,17 @@ fn int8_resolver() -> MutableOpResolver<64> {
     ops
 }
 
-fn fixture(name: &str) -> Vec<u8> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/models");
-    std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
 /// The outputs of `name` on its fixture input through `ops`.
 fn outputs(name: &str, ops: &dyn OpResolver) -> Vec<Vec<u8>> {
-    let bytes = fixture(&std::format!("{name}.tflite"));
+    let bytes = read(&std::format!("{name}.tflite"));
     let model = Model::load(&bytes).unwrap();
     let options = Options::default();
     let mut arena = std::vec![0u8; Interpreter::required(&model, ops, &options).unwrap()];
     let mut it = Interpreter::new(model, ops, &mut arena, &options).unwrap();
-    let input = fixture(&std::format!("{name}.in0.npy"));
+    let input = read(&std::format!("{name}.in0.npy"));
     it.input_bytes_mut(0)
         .unwrap()
-        .copy_from_slice(&Npy::parse(&input).unwrap().data);
+        .copy_from_slice(npy_data(&input));
     it.invoke().unwrap();
     (0..it.output_count())
         .map(|j| it.output_bytes(j).unwrap().to_vec())
@@ -80,7 +75,7 @@ fn int8_registrations_refuse_other_types_at_set_up() {
         ("kws_int16", BuiltinOperator::Conv2D),
         ("conv_variants_float", BuiltinOperator::Conv2D),
     ] {
-        let bytes = fixture(&std::format!("{name}.tflite"));
+        let bytes = read(&std::format!("{name}.tflite"));
         let model = Model::load(&bytes).unwrap();
         let e = Interpreter::required(&model, &int8, &Options::default()).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Kernel(NOT_INT8), "{name}: {e}");

@@ -6,7 +6,7 @@ use crate::model::tests::builder;
 pub use builder::F;
 use builder::{Obj, T, bytes, finish, ints, string, tables};
 
-use crate::interpreter::{AllOps, Interpreter, InterpreterError, Options};
+use crate::interpreter::{AllOps, ErrorKind, Interpreter, InterpreterError, KernelError, Options};
 use crate::model::Model;
 
 // Schema slots (tflite's schema.fbs field order).
@@ -156,6 +156,16 @@ pub fn f32s(v: &[f32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_ne_bytes()).collect()
 }
 
+/// Native bytes of values.
+pub fn i32s(v: &[i32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_ne_bytes()).collect()
+}
+
+/// Native bytes of values.
+pub fn i64s(v: &[i64]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_ne_bytes()).collect()
+}
+
 /// Values from native bytes.
 pub fn to_f32s(b: &[u8]) -> Vec<f32> {
     b.chunks_exact(4)
@@ -175,4 +185,29 @@ pub fn to_i64s(b: &[u8]) -> Vec<i64> {
     b.chunks_exact(8)
         .map(|c| i64::from_ne_bytes(c.try_into().unwrap()))
         .collect()
+}
+
+/// The kernel error inside an interpreter error (a test expecting one fails otherwise).
+pub fn kernel_error(e: InterpreterError) -> KernelError {
+    match e.kind {
+        ErrorKind::Kernel(k) => k,
+        other => panic!("not a kernel error: {other:?}"),
+    }
+}
+
+/// The kernel error setting up and running `file` with no inputs fed gives.
+pub fn setup_error(file: &[u8]) -> KernelError {
+    kernel_error(run(file, &[]).expect_err("the model is refused"))
+}
+
+/// A float32 unary op `code` over `x` (as `[len / 3, 3]`): its output.
+pub fn unary_f32(code: i32, opts: Opts, x: &[f32]) -> Vec<f32> {
+    let n = x.len() as i32;
+    let file = model(
+        code,
+        opts,
+        &[var(F32, &[n / 3, 3]), var(F32, &[n / 3, 3])],
+        1,
+    );
+    to_f32s(&run(&file, &[&f32s(x)]).unwrap()[0])
 }

@@ -4,8 +4,8 @@
 //! third input (PADV2). Values are copied verbatim, so the kernel works on bytes: the output is
 //! filled with the constant, then each innermost input row is copied into place.
 
-use crate::interpreter::record::MAX_DIMS;
-use crate::interpreter::{Eval, Kernel, KernelError, Prepare};
+use super::base::check::{self, SHORT};
+use crate::interpreter::{Eval, Kernel, KernelError, MAX_DIMS, Prepare};
 use crate::model::{BuiltinOperator, TensorType};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
@@ -34,11 +34,7 @@ fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let input = ctx.input(0)?;
     let paddings = ctx.input(1)?;
     let output = ctx.output(0)?;
-    if input.dtype != output.dtype {
-        return Err(KernelError::Mismatch {
-            what: "output type differs from the input's",
-        });
-    }
+    check::output_type(&input, &output)?;
     let size = match input.dtype {
         TensorType::Int8 | TensorType::Uint8 => 1,
         TensorType::Int16 => 2,
@@ -75,8 +71,8 @@ fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         ..Params::default()
     };
     if quantized {
-        let (si, zi) = super::quant::per_tensor(input.quantization(), input.dtype)?;
-        let (so, zo) = super::quant::per_tensor(output.quantization(), output.dtype)?;
+        let (si, zi) = super::base::quant::per_tensor(input.quantization(), input.dtype)?;
+        let (so, zo) = super::base::quant::per_tensor(output.quantization(), output.dtype)?;
         if si != so || zi != zo {
             return Err(KernelError::Mismatch {
                 what: "quantized PAD with output scale or zero point other than the input's",
@@ -196,10 +192,6 @@ fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
         value.get(..size).ok_or(SHORT)?,
     )
 }
-
-const SHORT: KernelError = KernelError::Mismatch {
-    what: "tensor shorter than its shape",
-};
 
 /// Pads `x` (shape `in_dims`, elements of `value.len()` bytes) into `y` (shape `out_dims`),
 /// `pads[d]` before and after dimension `d`, filling with `value`.

@@ -4,9 +4,10 @@
 //! input's scale and zero point. Per output pixel the window's rows are summed (or maxed)
 //! channel-wise over contiguous runs, which keeps each channel's order the reference's.
 
-use super::activation::{clamp, float_range};
-use super::conv::{out_size, pad_before};
-use super::quant;
+use super::base::check::{self, SHORT};
+use super::base::fused::{clamp, float_range};
+use super::base::quant;
+use super::base::window::{out_size, pad_before};
 use crate::interpreter::{Eval, Kernel, KernelError, Prepare};
 use crate::model::{BuiltinOperator, BuiltinOptions, Padding, TensorType};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
@@ -78,14 +79,12 @@ const INT16: u32 = 2;
 /// Checks the operator; `INT8_ONLY`: refuses other types.
 fn prepare<const INT8_ONLY: bool>(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     if INT8_ONLY && ctx.input(0)?.dtype != TensorType::Int8 {
-        return Err(super::NOT_INT8);
+        return Err(check::NOT_INT8);
     }
     // Every 2-D pool takes Pool2DOptions.
     let BuiltinOptions::Pool2D(o) = ctx.operator().options_for(BuiltinOperator::AveragePool2D)
     else {
-        return Err(KernelError::Mismatch {
-            what: "options are not Pool2DOptions",
-        });
+        return Err(check::OPTIONS);
     };
     if !matches!(o.padding, Padding::Same | Padding::Valid) {
         return Err(KernelError::Unsupported { what: "padding" });
@@ -97,11 +96,7 @@ fn prepare<const INT8_ONLY: bool>(ctx: &mut Prepare<'_>) -> Result<(), KernelErr
             what: "input or output not 4-D",
         });
     }
-    if input.dtype != output.dtype {
-        return Err(KernelError::Mismatch {
-            what: "output type differs from the input's",
-        });
-    }
+    check::output_type(&input, &output)?;
     let small16 = |v: i32| {
         u16::try_from(v)
             .ok()
@@ -183,7 +178,7 @@ fn eval_average<const INT8_ONLY: bool>(ctx: &mut Eval<'_>) -> Result<(), KernelE
             let acc = scratch(ctx.scratch(), g.channels as usize)?;
             average_q(&g, x, y, acc)
         }
-        _ if INT8_ONLY => Err(super::NOT_INT8),
+        _ if INT8_ONLY => Err(check::NOT_INT8),
         FLOAT => {
             let x = ctx.input::<f32>(0)?;
             let y = ctx.output::<f32>(0)?;
@@ -208,7 +203,7 @@ fn eval_max<const INT8_ONLY: bool>(ctx: &mut Eval<'_>) -> Result<(), KernelError
             let y = ctx.output::<i8>(0)?;
             max_q(&g, x, y)
         }
-        _ if INT8_ONLY => Err(super::NOT_INT8),
+        _ if INT8_ONLY => Err(check::NOT_INT8),
         FLOAT => {
             let x = ctx.input::<f32>(0)?;
             let y = ctx.output::<f32>(0)?;
@@ -232,10 +227,6 @@ fn scratch<T: FromBytes + IntoBytes + KnownLayout + Immutable>(
     <[T]>::mut_from_bytes(bytes.get_mut(..n * core::mem::size_of::<T>()).ok_or(bad)?)
         .map_err(|_| bad)
 }
-
-const SHORT: KernelError = KernelError::Mismatch {
-    what: "tensor shorter than its shape",
-};
 
 const EMPTY_WINDOW: KernelError = KernelError::Mismatch {
     what: "pooling window outside the input",

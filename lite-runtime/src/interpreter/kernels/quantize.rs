@@ -9,7 +9,8 @@
 //! A float whose quotient is past `int32` (or NaN) converts saturating (NaN to 0) before the
 //! clamp; the reference's C cast is undefined there.
 
-use super::quant;
+use super::base::check::SHORT;
+use super::base::quant::{self, f16_to_f32};
 use crate::interpreter::{Eval, Kernel, KernelError, Prepare};
 use crate::model::{BuiltinOperator, TensorType};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
@@ -161,10 +162,6 @@ fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
     }
 }
 
-const SHORT: KernelError = KernelError::Mismatch {
-    what: "tensor shorter than its shape",
-};
-
 fn first<T>(s: &[T], n: usize) -> Result<&[T], KernelError> {
     s.get(..n).ok_or(SHORT)
 }
@@ -218,7 +215,7 @@ pub(super) fn from_float<Y: Q>(p: &Params, x: &[f32], y: &mut [Y]) -> Result<(),
         return Err(SHORT);
     }
     for (y, &v) in y.iter_mut().zip(x) {
-        let q = (libm::roundf(v / p.out_scale) as i32).saturating_add(p.out_zp);
+        let q = quant::affine_quantize(v, p.out_scale, p.out_zp);
         *y = Y::narrow(q.max(Y::MIN).min(Y::MAX));
     }
     Ok(())
@@ -240,27 +237,8 @@ pub(super) fn requantize<X: Q, Y: Q>(p: &Params, x: &[X], y: &mut [Y]) -> Result
 /// `Dequantize`.
 pub(super) fn dequantize<X: Q>(p: &Params, x: &[X], y: &mut [f32]) {
     for (y, &v) in y.iter_mut().zip(x) {
-        *y = (p.scale * f64::from(v.into() - p.in_zp)) as f32;
+        *y = quant::dequantize(v.into(), p.in_zp, p.scale);
     }
-}
-
-/// IEEE half to single precision (exact: every half is a float).
-pub(super) fn f16_to_f32(h: u16) -> f32 {
-    let sign = u32::from(h >> 15) << 31;
-    let exp = u32::from(h >> 10) & 0x1f;
-    let man = u32::from(h) & 0x3ff;
-    let bits = match (exp, man) {
-        (0, 0) => sign,
-        (0, m) => {
-            // Subnormal: normalise the mantissa.
-            let shift = m.leading_zeros() - 21;
-            let m = (m << shift) & 0x3ff;
-            sign | ((113 - shift) << 23) | (m << 13)
-        }
-        (0x1f, m) => sign | 0x7f80_0000 | (m << 13),
-        (e, m) => sign | ((e + 112) << 23) | (m << 13),
-    };
-    f32::from_bits(bits)
 }
 
 #[cfg(test)]

@@ -13,9 +13,11 @@
 //! and divides truncating toward zero, an empty reduction's MEAN is 0 and its REDUCE_MAX the
 //! type's lowest value.
 
-use super::quantized::mean as quantized;
-use super::unary::{input_n, output_n};
-use crate::interpreter::{Eval, Kernel, KernelError, MAX_DIMS, Prepare, Shape};
+mod quantized;
+
+use super::base::check::{self, SHORT, dim};
+use super::base::tensors::{input_n, output_n};
+use crate::interpreter::{Desc, Eval, Kernel, KernelError, MAX_DIMS, Prepare};
 use crate::model::{BuiltinOperator, BuiltinOptions, TensorType};
 use tessera_core::tensor::Element;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
@@ -59,16 +61,6 @@ pub static ARG_MIN: Kernel = Kernel {
     init: None,
     eval: eval_arg_min,
 };
-
-const SHORT: KernelError = KernelError::Mismatch {
-    what: "tensor shorter than its shape",
-};
-
-fn dim(v: usize) -> Result<u32, KernelError> {
-    u32::try_from(v).map_err(|_| KernelError::Unsupported {
-        what: "dimension over u32",
-    })
-}
 
 /// The input's shape with neighbouring reduced (or kept) dimensions merged: `segs[..count]`
 /// alternate between kept and reduced, starting reduced when `first_reduced`.
@@ -138,20 +130,42 @@ struct ReduceParams {
     count: u32,
 }
 
-/// Checks a MEAN, SUM or REDUCE_MAX and records its segments.
-fn prepare_reduce(ctx: &mut Prepare<'_>, mean: bool) -> Result<(), KernelError> {
+/// What set-up finds for every MEAN, SUM and REDUCE_MAX, float or quantized: the reduced
+/// axes (`ReducerOptions`, constant INT32 axes) merged into segments, and how many input
+/// elements make one output element; the output checked to be the input's type and reduced
+/// shape.
+struct Reduction<'m> {
+    input: Desc<'m>,
+    output: Desc<'m>,
+    segs: Segments,
+    count: usize,
+}
+
+fn reduction<'m>(ctx: &Prepare<'m>) -> Result<Reduction<'m>, KernelError> {
     // Every reduction takes ReducerOptions.
     let BuiltinOptions::Reducer { keep_dims } = ctx.operator().options_for(BuiltinOperator::Mean)
     else {
-        return Err(KernelError::Mismatch {
-            what: "options are not ReducerOptions",
-        });
+        return Err(check::OPTIONS);
     };
     let input = ctx.input(0)?;
-    let axes = ctx.input(1)?;
     let output = ctx.output(0)?;
+    check::output_type(&input, &output)?;
+    let mask = check::axes_mask(&ctx.input(1)?, input.shape.rank())?;
+    let (shape, count) = check::reduced_shape(&input.shape, mask, keep_dims);
+    check::output_shape(&output, &shape)?;
+    let segs = Segments::new(input.shape.dims(), mask).ok_or(check::DIM_OVER_U32)?;
+    Ok(Reduction {
+        input,
+        output,
+        segs,
+        count,
+    })
+}
+
+/// Checks a float or integer MEAN, SUM or REDUCE_MAX and records its segments.
+fn prepare_reduce(ctx: &mut Prepare<'_>, mean: bool) -> Result<(), KernelError> {
     if !matches!(
-        input.dtype,
+        ctx.input(0)?.dtype,
         TensorType::Float32 | TensorType::Int32 | TensorType::Int64
     ) {
         return Err(KernelError::Unsupported {
@@ -159,50 +173,12 @@ fn prepare_reduce(ctx: &mut Prepare<'_>, mean: bool) -> Result<(), KernelError> 
                    not implemented)",
         });
     }
-    if output.dtype != input.dtype {
-        return Err(KernelError::Mismatch {
-            what: "output type differs from the input's",
-        });
-    }
-    if axes.dtype != TensorType::Int32 {
-        return Err(KernelError::Mismatch {
-            what: "axes are not INT32",
-        });
-    }
-    let data = axes.constant().ok_or(KernelError::Unsupported {
-        what: "axes that are not a constant",
-    })?;
-    if data.len() != axes.shape.elements().saturating_mul(4) {
-        return Err(KernelError::Mismatch {
-            what: "axes constant of another size than its shape",
-        });
-    }
-    let rank = input.shape.rank();
-    let mut mask = 0u32;
-    // A scalar has nothing to reduce: TensorFlow Lite ignores its axes.
-    if rank > 0 {
-        for a in data.chunks_exact(4) {
-            let a = i32::from_le_bytes([a[0], a[1], a[2], a[3]]);
-            let r = i64::try_from(rank).unwrap_or(i64::MAX);
-            let a = i64::from(a);
-            let a = if a < 0 { a + r } else { a };
-            if !(0..r).contains(&a) {
-                return Err(KernelError::Mismatch {
-                    what: "reduction axis out of range",
-                });
-            }
-            mask |= 1 << a;
-        }
-    }
-    let (shape, count) = reduced_shape(&input.shape, mask, keep_dims);
-    if output.shape != shape {
-        return Err(KernelError::Mismatch {
-            what: "output shape is not the reduced input shape",
-        });
-    }
-    let segs = Segments::new(input.shape.dims(), mask).ok_or(KernelError::Unsupported {
-        what: "dimension over u32",
-    })?;
+    let Reduction {
+        input,
+        output,
+        segs,
+        count,
+    } = reduction(ctx)?;
     let outputs = output.shape.elements();
     if mean && input.dtype == TensorType::Int32 {
         // The i64 sums of an int32 MEAN, as LiteRT's temp_sum.
@@ -214,30 +190,6 @@ fn prepare_reduce(ctx: &mut Prepare<'_>, mean: bool) -> Result<(), KernelError> 
         outputs: dim(outputs)?,
         count: dim(count)?,
     })
-}
-
-/// The output shape of reducing `mask`'s axes of `input` (kept as 1s with `keep_dims`), and
-/// the number of input elements per output element.
-pub(crate) fn reduced_shape(input: &Shape, mask: u32, keep_dims: bool) -> (Shape, usize) {
-    let mut dims = [0usize; MAX_DIMS];
-    let mut rank = 0;
-    let mut count = 1usize;
-    for (i, &d) in input.dims().iter().enumerate() {
-        if mask >> i & 1 == 1 {
-            count = count.saturating_mul(d);
-            if keep_dims {
-                dims[rank] = 1;
-                rank += 1;
-            }
-        } else {
-            dims[rank] = d;
-            rank += 1;
-        }
-    }
-    (
-        Shape::new(&dims[..rank]).unwrap_or_else(Shape::scalar),
-        count,
-    )
 }
 
 fn prepare_mean(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
@@ -481,9 +433,7 @@ fn prepare_arg<const MAX: bool>(ctx: &mut Prepare<'_>) -> Result<(), KernelError
             output_type
         }
         _ => {
-            return Err(KernelError::Mismatch {
-                what: "options are not ArgMaxOptions or ArgMinOptions",
-            });
+            return Err(check::OPTIONS);
         }
     };
     let input = ctx.input(0)?;
@@ -511,14 +461,9 @@ fn prepare_arg<const MAX: bool>(ctx: &mut Prepare<'_>) -> Result<(), KernelError
             what: "output type differs from the options' output_type",
         });
     }
-    let data = axis.constant().ok_or(KernelError::Unsupported {
-        what: "an axis that is not a constant",
-    })?;
-    let a = match (axis.dtype, data) {
-        (TensorType::Int32, &[a, b, c, d]) => i64::from(i32::from_le_bytes([a, b, c, d])),
-        (TensorType::Int64, &[a, b, c, d, e, f, g, h]) => {
-            i64::from_le_bytes([a, b, c, d, e, f, g, h])
-        }
+    let mut values = check::constant_ints(&axis)?;
+    let a = match (values.next(), values.next()) {
+        (Some(a), None) => a,
         _ => {
             return Err(KernelError::Mismatch {
                 what: "axis is not one INT32 or INT64 value",
@@ -526,20 +471,9 @@ fn prepare_arg<const MAX: bool>(ctx: &mut Prepare<'_>) -> Result<(), KernelError
         }
     };
     let dims = input.shape.dims();
-    let rank = i64::try_from(dims.len()).unwrap_or(i64::MAX);
-    let a = if a < 0 { a + rank } else { a };
-    let a = usize::try_from(a)
-        .ok()
-        .filter(|&a| a < dims.len())
-        .ok_or(KernelError::Mismatch {
-            what: "axis out of range",
-        })?;
-    let (shape, _) = reduced_shape(&input.shape, 1 << a, false);
-    if output.shape != shape {
-        return Err(KernelError::Mismatch {
-            what: "output shape is not the input shape less the axis",
-        });
-    }
+    let a = check::axis(a, dims.len())?;
+    let (shape, _) = check::reduced_shape(&input.shape, 1 << a, false);
+    check::output_shape(&output, &shape)?;
     let product = |d: &[usize]| d.iter().fold(1usize, |p, &v| p.saturating_mul(v));
     let (before, after) = dims.split_at(a);
     let (size, after) = after.split_first().ok_or(KernelError::Mismatch {

@@ -1,6 +1,7 @@
 //! RESHAPE, SQUEEZE and EXPAND_DIMS: the same elements in the same order under the shape the
 //! model gives the output, copied (the planner never lets an output share an input's bytes).
 
+use super::base::check;
 use crate::interpreter::{Eval, Kernel, KernelError, Prepare};
 use crate::model::{BuiltinOperator, TensorType};
 
@@ -32,11 +33,7 @@ pub static EXPAND_DIMS: Kernel = Kernel {
 fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let input = ctx.input(0)?;
     let output = ctx.output(0)?;
-    if input.dtype != output.dtype {
-        return Err(KernelError::Mismatch {
-            what: "output type differs from the input's",
-        });
-    }
+    check::output_type(&input, &output)?;
     if input.shape.elements() != output.shape.elements() {
         return Err(KernelError::Mismatch {
             what: "output has another number of elements than the input",

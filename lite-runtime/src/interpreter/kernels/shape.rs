@@ -7,20 +7,19 @@
 //! as well as constants; when the operands are constants, setup already checks the model's
 //! output shape, and every invoke checks it again.
 
-pub(crate) mod operands;
+mod operands;
 mod plan;
+mod quantized;
 #[cfg(test)]
 mod tests;
 
-use super::quantized::concatenation as quantized;
-use operands::{
-    MAX_SPEC, check_spec, const_spec, element_bytes, eval_spec, small, words, words_mut,
-    write_strings,
-};
+use operands::{MAX_SPEC, check_spec, const_spec, eval_spec};
 use plan::{Masks, Plan};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
-use super::activation::{clamp, float_range};
+use super::base::check::{self, OUTPUT_SHAPE, OUTPUT_TYPE};
+use super::base::fused::{clamp, float_range};
+use super::base::tensors::{element_bytes, words, words_mut, write_strings};
 use crate::interpreter::{Eval, Init, Kernel, KernelError, MAX_DIMS, Prepare, Shape};
 use crate::model::{Activation, BuiltinOperator, BuiltinOptions, TensorType};
 
@@ -88,12 +87,6 @@ pub static FILL: Kernel = Kernel {
     eval: eval_fill,
 };
 
-const OUTPUT_TYPE: KernelError = KernelError::Mismatch {
-    what: "output type differs from the input's",
-};
-const OUTPUT_SHAPE: KernelError = KernelError::Mismatch {
-    what: "output shape differs from what the op computes",
-};
 
 /// Element bytes of a tensor moved as numbers, or 0 for strings.
 fn moved_bytes(t: TensorType, strings: bool) -> Result<usize, KernelError> {
@@ -101,23 +94,6 @@ fn moved_bytes(t: TensorType, strings: bool) -> Result<usize, KernelError> {
         Ok(0)
     } else {
         element_bytes(t)
-    }
-}
-
-/// `axis` counted from the end when negative, in `0..rank`.
-fn normalize_axis(axis: i32, rank: usize) -> Result<usize, KernelError> {
-    let r = i64::try_from(rank).unwrap_or(i64::MAX);
-    let a = if axis < 0 {
-        i64::from(axis) + r
-    } else {
-        i64::from(axis)
-    };
-    if (0..r).contains(&a) {
-        Ok(a as usize)
-    } else {
-        Err(KernelError::Mismatch {
-            what: "axis outside the input's dimensions",
-        })
     }
 }
 
@@ -147,45 +123,11 @@ fn prepare_concatenation(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let BuiltinOptions::Concatenation { axis, activation } =
         ctx.operator().options_for(BuiltinOperator::Concatenation)
     else {
-        return Err(KernelError::Mismatch {
-            what: "options are not ConcatenationOptions",
-        });
+        return Err(check::OPTIONS);
     };
     let first = ctx.input(0)?;
-    let output = ctx.output(0)?;
     let element = element_bytes(first.dtype)?;
-    let rank = first.shape.rank();
-    let axis = normalize_axis(axis, rank)?;
-    let mut dims = [0usize; MAX_DIMS];
-    dims[..rank].copy_from_slice(first.shape.dims());
-    dims[axis] = 0;
-    for k in 0..ctx.input_count() {
-        let d = ctx.input(k)?;
-        if d.dtype != first.dtype {
-            return Err(KernelError::Mismatch {
-                what: "inputs of different types",
-            });
-        }
-        let same = d.shape.rank() == rank
-            && d.shape
-                .dims()
-                .iter()
-                .zip(first.shape.dims())
-                .enumerate()
-                .all(|(i, (a, b))| i == axis || a == b);
-        if !same {
-            return Err(KernelError::Mismatch {
-                what: "inputs differ outside the concatenation axis",
-            });
-        }
-        dims[axis] += d.shape.dims()[axis];
-    }
-    if output.dtype != first.dtype {
-        return Err(OUTPUT_TYPE);
-    }
-    if Shape::new(&dims[..rank]) != Some(output.shape) {
-        return Err(OUTPUT_SHAPE);
-    }
+    let axis = check::concatenation(ctx, axis)?;
     let (clamp, lo, hi) = match (activation, first.dtype) {
         (Activation::None, _) => (0, 0.0, 0.0),
         (a, TensorType::Float32) => {
@@ -199,9 +141,9 @@ fn prepare_concatenation(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         }
     };
     ctx.set_params(&Joined {
-        outer: small(product(&first.shape.dims()[..axis]))?,
-        axis: small(axis)?,
-        element: small(element)?,
+        outer: check::dim(product(&first.shape.dims()[..axis]))?,
+        axis: check::dim(axis)?,
+        element: check::dim(element)?,
         clamp,
         lo,
         hi,
@@ -212,9 +154,7 @@ fn prepare_pack(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let BuiltinOptions::Pack { values_count, axis } =
         ctx.operator().options_for(BuiltinOperator::Pack)
     else {
-        return Err(KernelError::Mismatch {
-            what: "options are not PackOptions",
-        });
+        return Err(check::OPTIONS);
     };
     let first = ctx.input(0)?;
     let output = ctx.output(0)?;
@@ -226,7 +166,7 @@ fn prepare_pack(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         });
     }
     let rank = first.shape.rank();
-    let axis = normalize_axis(axis, rank + 1)?;
+    let axis = check::axis(i64::from(axis), rank + 1)?;
     for k in 0..n {
         let d = ctx.input(k)?;
         if d.dtype != first.dtype || d.shape != first.shape {
@@ -246,9 +186,9 @@ fn prepare_pack(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         return Err(OUTPUT_SHAPE);
     }
     ctx.set_params(&Joined {
-        outer: small(product(&first.shape.dims()[..axis]))?,
-        axis: small(axis)?,
-        element: small(element)?,
+        outer: check::dim(product(&first.shape.dims()[..axis]))?,
+        axis: check::dim(axis)?,
+        element: check::dim(element)?,
         clamp: 0,
         lo: 0.0,
         hi: 0.0,
@@ -301,14 +241,12 @@ struct Unpacked {
 fn prepare_unpack(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let BuiltinOptions::Unpack { num, axis } = ctx.operator().options_for(BuiltinOperator::Unpack)
     else {
-        return Err(KernelError::Mismatch {
-            what: "options are not UnpackOptions",
-        });
+        return Err(check::OPTIONS);
     };
     let input = ctx.input(0)?;
     let element = element_bytes(input.dtype)?;
     let rank = input.shape.rank();
-    let axis = normalize_axis(axis, rank)?;
+    let axis = check::axis(i64::from(axis), rank)?;
     let dims = input.shape.dims();
     let n = dims[axis];
     if usize::try_from(num).ok() != Some(n) || ctx.output_count() != n {
@@ -330,7 +268,7 @@ fn prepare_unpack(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         }
     }
     ctx.set_params(&Unpacked {
-        run: small(product(&dims[axis + 1..]) * element)?,
+        run: check::dim(product(&dims[axis + 1..]) * element)?,
     })
 }
 
@@ -440,7 +378,7 @@ fn prepare_sliced(
         constant &= const_spec(&d, &mut values[k])?.is_some();
     }
     let params = Sliced {
-        element: small(element)?,
+        element: check::dim(element)?,
         begin_mask: 0,
         end_mask: 0,
         ellipsis_mask: 0,
@@ -473,9 +411,7 @@ fn prepare_transpose(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
 fn prepare_strided(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let BuiltinOptions::StridedSlice(o) = ctx.operator().options_for(BuiltinOperator::StridedSlice)
     else {
-        return Err(KernelError::Mismatch {
-            what: "options are not StridedSliceOptions",
-        });
+        return Err(check::OPTIONS);
     };
     let (mut p, _, _) = prepare_sliced(ctx, 3, true)?;
     p.begin_mask = o.begin_mask;
@@ -758,7 +694,7 @@ fn prepare_fill(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         return Err(FILL_DIMS);
     }
     ctx.set_params(&Filled {
-        element: small(element)?,
+        element: check::dim(element)?,
     })
 }
 

@@ -2,14 +2,11 @@
 //! mapped to its inputs' indices one at a time, over random broadcast shapes (empty ones
 //! included) and every type.
 
-use super::broadcast::{Broadcast, broadcast_shape};
+use super::super::base::broadcast::{Broadcast, broadcast_shape};
 use super::*;
+use super::super::row_major::{shape};
 use proptest::prelude::*;
 use tessera_core::strings::encode_tflite;
-
-fn shape(d: &[usize]) -> Shape {
-    Shape::new(d).unwrap()
-}
 
 /// NumPy's broadcast of two shapes (None if they do not).
 fn naive_shape(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
@@ -97,12 +94,7 @@ fn values<T: std::fmt::Debug>(
 }
 
 fn cases() -> ProptestConfig {
-    let mut config = ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 128 });
-    if cfg!(miri) {
-        // Miri's isolation has no file system for the regression files.
-        config.failure_persistence = None;
-    }
-    config
+    super::super::proptest_config::cases(128, 4)
 }
 
 fn run_arith<T: Number + std::fmt::Debug, const OP: u8>(
@@ -495,13 +487,11 @@ fn select_shapes() {
 }
 
 /// End to end: one-operator models set up and run by the interpreter.
-use crate::interpreter::kernels::one_op;
+use super::super::one_op;
 
 mod end_to_end {
-    use super::one_op::{
-        BOOL, F, F32, I8, I32, I64, Tensor, const_i32, f32s, model, run, to_f32s, to_i32s, var,
-    };
-    use crate::interpreter::{ErrorKind, InterpreterError, KernelError};
+    use super::one_op::{BOOL, F, F32, I32, I64, I8, Tensor, const_i32, f32s, i32s, kernel_error, model, run, to_f32s, to_i32s, var};
+    use crate::interpreter::KernelError;
     use tessera_core::strings::encode_tflite;
 
     const ADD: i32 = 0;
@@ -512,17 +502,6 @@ mod end_to_end {
     const EQUAL: i32 = 71;
     const SELECT_V2: i32 = 123;
     const STRING: u8 = 5;
-
-    fn kernel_error(e: InterpreterError) -> KernelError {
-        match e.kind {
-            ErrorKind::Kernel(k) => k,
-            other => panic!("not a kernel error: {other:?}"),
-        }
-    }
-
-    fn i32s(v: &[i32]) -> Vec<u8> {
-        v.iter().flat_map(|x| x.to_ne_bytes()).collect()
-    }
 
     fn strings(shape: &[i32], v: &[&str]) -> Tensor {
         let mut buf = vec![0u8; 64 + 8 * v.len()];

@@ -2,7 +2,8 @@
 //! `kernels/tests/conv.rs` and the AVX2-against-portable tests), and the [`Geometry`] each
 //! describes, as `prepare` would work it out.
 
-use super::{Geometry, out_size, pad_before};
+use super::super::base::window::{out_size, pad_before};
+use super::Geometry;
 use crate::model::Padding;
 use proptest::prelude::*;
 

@@ -2,11 +2,12 @@
 //! checked once up front, inner loops over contiguous channel runs that LLVM vectorizes.
 
 use super::Geometry;
-use crate::interpreter::KernelError;
-use crate::interpreter::kernels::activation::clamp;
-use crate::interpreter::kernels::quant::{
+use super::super::base::check::SHORT;
+use super::super::base::fused::clamp;
+use super::super::base::quant::{
     multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_i64,
 };
+use crate::interpreter::KernelError;
 
 /// Per-channel requantization: multipliers, shifts and the int32 bias (int8 CONV_2D: with
 /// the input offset folded in).
@@ -23,10 +24,6 @@ pub(crate) enum Bias<'a> {
     Wide(&'a [i64]),
     Narrow(&'a [i32]),
 }
-
-const SHORT: KernelError = KernelError::Mismatch {
-    what: "tensor shorter than its shape",
-};
 
 /// `s[..n]`, or the error a short tensor gives.
 fn take<T>(s: &[T], n: usize) -> Result<&[T], KernelError> {

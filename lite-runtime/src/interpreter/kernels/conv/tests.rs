@@ -3,14 +3,14 @@
 //! `DepthwiseConvPerChannel`): every output, every tap, skip the taps outside the image.
 
 use super::*;
-use crate::interpreter::kernels::quant::{
+use super::super::base::quant::{
     multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_i64, quantize_multiplier,
 };
 use proptest::prelude::*;
 use std::cell::Cell;
 
 fn cases() -> ProptestConfig {
-    ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 384 })
+    super::super::proptest_config::cases(384, 4)
 }
 
 /// A small deterministic generator for the tensors' contents.

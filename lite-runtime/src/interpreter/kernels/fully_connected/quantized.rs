@@ -15,7 +15,8 @@
 //! per-unit constant at `init`; the integers are the same (two's-complement sums are
 //! associative), so the result is bit for bit the reference's.
 
-use super::super::quant;
+use super::super::base::check;
+use super::super::base::quant;
 use crate::interpreter::{Eval, Init, KernelError, Prepare};
 use crate::model::{BuiltinOperator, BuiltinOptions, TensorType};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
@@ -67,9 +68,7 @@ pub(super) fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let BuiltinOptions::FullyConnected(o) =
         ctx.operator().options_for(BuiltinOperator::FullyConnected)
     else {
-        return Err(KernelError::Mismatch {
-            what: "options are not FullyConnectedOptions",
-        });
+        return Err(check::OPTIONS);
     };
     if o.weights_format != 0 {
         return Err(KernelError::Unsupported {
@@ -114,25 +113,7 @@ pub(super) fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         // Without a bias the reference accumulates in int64 (no quantized_bias_type read).
         (None, true) => false,
     };
-    if weights.shape.rank() != 2 {
-        return Err(KernelError::Mismatch {
-            what: "weights are not 2-D",
-        });
-    }
-    let units = weights.shape.dims()[0];
-    let depth = weights.shape.dims()[1];
-    let elements = input.shape.elements();
-    if depth == 0 || elements % depth != 0 {
-        return Err(KernelError::Mismatch {
-            what: "input size is not a multiple of the weights' depth",
-        });
-    }
-    let batches = elements / depth;
-    if output.shape.elements() != batches * units {
-        return Err(KernelError::Mismatch {
-            what: "output is not batches x units",
-        });
-    }
+    let (batches, units, depth) = super::matrix(&input, &weights, &output)?;
     if let Some(b) = &bias {
         if b.shape.elements() != units {
             return Err(KernelError::Mismatch {
@@ -263,8 +244,7 @@ pub(super) fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
     Ok(())
 }
 
-/// The requantization: `round(acc * scale)` (C's `round`, ties away from zero) saturated to
-/// `i32` as the reference's cast, plus the output offset, clamped.
+/// The requantization ([`quant::requantize_double`]), clamped.
 #[inline]
 fn requantize(acc: i64, acc32: bool, scale: f64, out_offset: i32, lo: i32, hi: i32) -> i32 {
     let acc = if acc32 {
@@ -272,8 +252,7 @@ fn requantize(acc: i64, acc32: bool, scale: f64, out_offset: i32, lo: i32, hi: i
     } else {
         acc as f64
     };
-    let scaled = libm::round(acc * scale) as i32;
-    scaled.wrapping_add(out_offset).clamp(lo, hi)
+    quant::requantize_double(acc, scale, out_offset).clamp(lo, hi)
 }
 
 /// `sum w x` of one unit's weights and one input row, int8 activations.
@@ -347,7 +326,7 @@ pub(super) fn eval<const WIDE: bool>(ctx: &mut Eval<'_>) -> Result<(), KernelErr
     };
     let acc32 = p.acc32 != 0;
     if !WIDE && p.wide != 0 {
-        return Err(super::super::NOT_INT8);
+        return Err(check::NOT_INT8);
     }
     if p.wide == 0 {
         let input = ctx.input::<i8>(0)?.get(..batches * depth).ok_or(short)?;

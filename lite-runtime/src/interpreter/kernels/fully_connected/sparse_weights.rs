@@ -16,8 +16,8 @@
 
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
-use super::super::activation::clamp;
-use super::super::sparse::SparseFormat;
+use super::super::base::fused::clamp;
+use super::super::base::sparsity::SparseFormat;
 use crate::interpreter::KernelError;
 
 const fn bad(what: &'static str) -> KernelError {
@@ -420,3 +420,6 @@ fn indexed<C: Col>(
     }
     Ok(acc)
 }
+
+#[cfg(test)]
+mod tests;

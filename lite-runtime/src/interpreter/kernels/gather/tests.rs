@@ -3,22 +3,11 @@
 //! and the string path's element mapping.
 
 use super::*;
+use super::super::row_major::{shape, strides};
 use proptest::prelude::*;
 
 fn cases() -> ProptestConfig {
-    ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 256 })
-}
-
-fn shape(d: &[usize]) -> Shape {
-    Shape::new(d).unwrap()
-}
-
-fn strides(dims: &[usize]) -> Vec<usize> {
-    let mut s = vec![1; dims.len()];
-    for i in (0..dims.len().saturating_sub(1)).rev() {
-        s[i] = s[i + 1] * dims[i + 1];
-    }
-    s
+    super::super::proptest_config::cases(256, 4)
 }
 
 /// `out[p[:axis], i[batch:], p[axis+1:]] = data[p[:axis], idx[p[:batch], i[batch:]], ..]`.
@@ -169,18 +158,14 @@ fn an_index_out_of_range_names_its_position() {
     );
 }
 
-use crate::interpreter::kernels::one_op;
+use super::super::one_op;
 
 /// GATHER and EMBEDDING_LOOKUP through setup and invoke, on one-operator models.
 mod end_to_end {
-    use super::one_op::{F, F32, I32, I64, f32s, model, run, to_f32s, var};
+    use super::one_op::{F, F32, I32, I64, f32s, i64s, model, run, to_f32s, var};
 
     use crate::interpreter::{ErrorKind, KernelError};
     use crate::model::BuiltinOperator as Op;
-
-    fn i64s(v: &[i64]) -> Vec<u8> {
-        v.iter().flat_map(|x| x.to_ne_bytes()).collect()
-    }
 
     #[test]
     fn gather_with_int64_indices_names_a_bad_index_and_the_operator() {

@@ -4,7 +4,7 @@ use super::*;
 use proptest::prelude::*;
 
 fn cases() -> ProptestConfig {
-    ProptestConfig::with_cases(if cfg!(miri) { 8 } else { 512 })
+    super::super::proptest_config::cases(512, 8)
 }
 
 /// Each output coordinate: the input's element when inside, else the constant.

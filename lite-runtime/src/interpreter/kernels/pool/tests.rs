@@ -6,7 +6,7 @@ use super::*;
 use proptest::prelude::*;
 
 fn cases() -> ProptestConfig {
-    ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 512 })
+    super::super::proptest_config::cases(512, 4)
 }
 
 #[allow(clippy::too_many_arguments)]

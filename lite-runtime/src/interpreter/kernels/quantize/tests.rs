@@ -1,11 +1,11 @@
 //! QUANTIZE and DEQUANTIZE against the reference kernels' formulas, element by element.
 
 use super::*;
-use crate::interpreter::kernels::quant::{multiply_by_quantized_multiplier, quantize_multiplier};
+use super::super::base::quant::{multiply_by_quantized_multiplier, quantize_multiplier};
 use proptest::prelude::*;
 
 fn cases() -> ProptestConfig {
-    ProptestConfig::with_cases(if cfg!(miri) { 8 } else { 1024 })
+    super::super::proptest_config::cases(1024, 8)
 }
 
 #[test]

@@ -2,26 +2,16 @@
 //! reference kernels walk the input (so float sums compare exactly).
 
 use super::*;
+use super::super::row_major::{strides};
+use super::super::base::check::reduced_shape;
+use crate::interpreter::Shape;
 use proptest::prelude::*;
 
 fn cases() -> ProptestConfig {
-    let mut config = ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 256 });
-    if cfg!(miri) {
-        // Miri's isolation has no file system for the failure file.
-        config.failure_persistence = None;
-    }
-    config
+    super::super::proptest_config::cases(256, 4)
 }
 
 /// Row-major strides of `dims`.
-fn strides(dims: &[usize]) -> Vec<usize> {
-    let mut s = vec![1; dims.len()];
-    for i in (0..dims.len().saturating_sub(1)).rev() {
-        s[i] = s[i + 1] * dims[i + 1];
-    }
-    s
-}
-
 /// The reference kernel's `Reduce`: every input in row-major order, folded into the output
 /// element its kept coordinates name.
 fn naive_fold<T: Copy>(
@@ -80,19 +70,6 @@ fn segments_merge_neighbours_and_drop_ones() {
     assert_eq!(&s.segs[..s.count as usize], &[1]);
     let s = segs(&[1, 1], 0b11);
     assert_eq!(&s.segs[..s.count as usize], &[1]);
-}
-
-#[test]
-fn reduced_shapes_keep_or_drop_axes() {
-    let s = Shape::new(&[2, 5, 6]).unwrap();
-    let (o, c) = reduced_shape(&s, 0b110, false);
-    assert_eq!((o.dims(), c), (&[2][..], 30));
-    let (o, c) = reduced_shape(&s, 0b100, true);
-    assert_eq!((o.dims(), c), (&[2, 5, 1][..], 6));
-    let (o, c) = reduced_shape(&s, 0, true);
-    assert_eq!((o.dims(), c), (&[2, 5, 6][..], 1));
-    let (o, c) = reduced_shape(&s, 0b111, false);
-    assert_eq!((o.dims(), c), (&[][..], 60));
 }
 
 #[test]
@@ -250,19 +227,9 @@ proptest! {
 
 // ---- End to end: one-operator models through setup and invoke ----
 
-use crate::interpreter::kernels::one_op;
+use super::super::one_op;
 
-use crate::interpreter::{ErrorKind, InterpreterError};
-use one_op::{
-    F, F32, I32, I64, U8, const_i32, const_i64, f32s, model, run, to_f32s, to_i32s, to_i64s, var,
-};
-
-fn kernel_error(e: InterpreterError) -> KernelError {
-    match e.kind {
-        ErrorKind::Kernel(k) => k,
-        other => panic!("not a kernel error: {other:?}"),
-    }
-}
+use one_op::{F, F32, I32, I64, U8, const_i32, const_i64, f32s, kernel_error, model, run, to_f32s, to_i32s, to_i64s, var};
 
 fn keep(k: bool) -> one_op::Opts {
     Some((27, vec![(0, F::U8(u8::from(k)))]))

@@ -5,22 +5,11 @@
 
 use super::plan::{self, Masks, Plan};
 use super::*;
+use super::super::row_major::{shape, strides};
 use proptest::prelude::*;
 
 fn cases() -> ProptestConfig {
-    ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 256 })
-}
-
-fn shape(d: &[usize]) -> Shape {
-    Shape::new(d).unwrap()
-}
-
-fn strides(dims: &[usize]) -> Vec<usize> {
-    let mut s = vec![1; dims.len()];
-    for i in (0..dims.len().saturating_sub(1)).rev() {
-        s[i] = s[i + 1] * dims[i + 1];
-    }
-    s
+    super::super::proptest_config::cases(256, 4)
 }
 
 /// Every source element the per-axis position lists pick, in row-major output order.
@@ -370,32 +359,14 @@ fn element_types_quantized_refused() {
     assert!(element_bytes(TensorType::String).is_err());
 }
 
-use crate::interpreter::kernels::one_op;
+use super::super::one_op;
 
 /// The kernels through setup and invoke, on one-operator models.
 mod end_to_end {
-    use super::one_op::{
-        BOOL, F, F32, I8, I32, I64, Tensor, const_i32, const_i64, f32s, model, run, to_f32s,
-        to_i32s, to_i64s, var,
-    };
+    use super::one_op::{BOOL, F, F32, I32, I64, I8, Tensor, const_i32, const_i64, f32s, i32s, i64s, kernel_error, model, run, to_f32s, to_i32s, to_i64s, var};
 
-    use crate::interpreter::{ErrorKind, InterpreterError, KernelError};
+    use crate::interpreter::KernelError;
     use crate::model::BuiltinOperator as Op;
-
-    fn kernel_error(e: InterpreterError) -> KernelError {
-        match e.kind {
-            ErrorKind::Kernel(k) => k,
-            other => panic!("not a kernel error: {other:?}"),
-        }
-    }
-
-    fn i32s(v: &[i32]) -> Vec<u8> {
-        v.iter().flat_map(|x| x.to_ne_bytes()).collect()
-    }
-
-    fn i64s(v: &[i64]) -> Vec<u8> {
-        v.iter().flat_map(|x| x.to_ne_bytes()).collect()
-    }
 
     #[test]
     fn concatenation_on_the_last_axis_with_relu() {

@@ -32,7 +32,7 @@ fn naive(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 256 }))]
+    #![proptest_config(super::super::super::proptest_config::cases(256, 4))]
     #[test]
     fn split_sum_equals_reference(
         depth in 1usize..40,

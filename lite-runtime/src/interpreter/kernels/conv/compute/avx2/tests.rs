@@ -4,29 +4,24 @@
 
 use super::super::{conv_f32_impl, conv_i8_impl, depthwise_f32_impl, depthwise_i8_impl};
 use super::*;
-use crate::interpreter::kernels::conv::kind;
-use crate::interpreter::kernels::quant::multiply_by_quantized_multiplier;
+use super::super::super::kind;
+use super::super::super::super::base::quant::multiply_by_quantized_multiplier;
 use proptest::prelude::*;
 
 fn cases() -> ProptestConfig {
-    let mut config = ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 256 });
-    if cfg!(miri) {
-        // Miri's isolation has no working directory for regression files.
-        config.failure_persistence = None;
-    }
-    config
+    super::super::super::super::proptest_config::cases(256, 4)
 }
 
 fn avx2() -> bool {
     std::is_x86_feature_detected!("avx2")
 }
 
-use crate::interpreter::kernels::conv::cases::{Case, Limits, geometry_of};
+use super::super::super::cases::{Case, Limits, geometry_of};
 
 /// Wider channel runs than the reference tests, so every block and tail of the AVX2 bodies
 /// is taken; strides and dilations up to 2.
 fn case(max_in_c: u32, max_chan: u32) -> impl Strategy<Value = Case> {
-    crate::interpreter::kernels::conv::cases::case(Limits {
+    super::super::super::cases::case(Limits {
         side: 8,
         in_c: max_in_c,
         chan: max_chan,
