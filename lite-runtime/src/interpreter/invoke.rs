@@ -5,7 +5,9 @@
 use super::error::{ErrorKind, InterpreterError, KernelError};
 use super::kernel::{Eval, Kernel, MAX_OUTPUTS};
 use super::record::{OpRecord, Place, TensorRecord};
-use super::{Interpreter, cast};
+use zerocopy::FromBytes;
+
+use super::Interpreter;
 
 /// Writable pieces: the outputs, then the scratch.
 const CUTS: usize = MAX_OUTPUTS + 1;
@@ -39,8 +41,8 @@ impl Interpreter<'_, '_> {
         let operands_bytes = rest
             .get(o_bytes..o_bytes + (self.counts.operands as usize) * 4)
             .ok_or(fail(OVERLAP))?;
-        let operands = cast::slice_of(operands_bytes).ok_or(fail(OVERLAP))?;
-        let records = cast::slice_of_mut(records).ok_or(fail(OVERLAP))?;
+        let operands = <[i32]>::ref_from_bytes(operands_bytes).map_err(|_| fail(OVERLAP))?;
+        let records = <[TensorRecord]>::mut_from_bytes(records).map_err(|_| fail(OVERLAP))?;
         let start = rec.operands as usize;
         let (n_in, n_out) = (usize::from(rec.inputs), usize::from(rec.outputs));
         let inputs = operands.get(start..start + n_in).ok_or(fail(OVERLAP))?;

@@ -56,7 +56,7 @@ pub use resolver::{AllOps, MutableOpResolver, OpResolver};
 use tessera_core::plan::{Lifetime, PlanBuffer};
 use tessera_core::strings::{TfliteEncodeError, TfliteStrings, encode_tflite};
 use tessera_core::tensor::{Element, TensorView, TensorViewMut};
-use zerocopy::{FromBytes, FromZeros};
+use zerocopy::{FromBytes, FromZeros, Immutable, IntoBytes, KnownLayout};
 
 use crate::model::{Model, Subgraph, TensorType};
 use kernel::Requests;
@@ -130,7 +130,19 @@ fn tensor_records(header: &[u8], counts: Counts) -> &[TensorRecord] {
     let bytes = header
         .get(..(counts.tensors as usize) * size_of::<TensorRecord>())
         .unwrap_or_default();
-    cast::slice_of(bytes).unwrap_or(&[])
+    <[TensorRecord]>::ref_from_bytes(bytes).unwrap_or(&[])
+}
+
+/// Sixteen bytes on a 16-byte boundary: what an empty aligned region is made of.
+#[derive(FromBytes, IntoBytes, KnownLayout, Immutable)]
+#[repr(C, align(16))]
+struct Aligned([u8; ALIGN]);
+
+/// An empty byte slice at a 16-byte aligned address (an empty `&mut []` of bytes has the
+/// dangling address 1, which no table type accepts).
+fn empty_aligned<'a>() -> &'a mut [u8] {
+    let empty: &'a mut [Aligned] = &mut [];
+    empty.as_mut_bytes()
 }
 
 fn subgraph<'m>(model: &Model<'m>, options: &Options) -> Result<Subgraph<'m>, InterpreterError> {
@@ -204,10 +216,15 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         // Bytes to the first 16-byte boundary, counted in `needed` even when the arena is
         // shorter (a byte pointer's offset is always below ALIGN).
         let pad = arena.as_ptr().align_offset(ALIGN).min(ALIGN - 1);
-        // The region starts after the padding, or at the arena's end when it is shorter than
-        // that (then only a graph that needs no bytes sets up, and uses none).
+        // The region starts after the padding. An arena shorter than that (an empty one
+        // included: its address is dangling) gets an empty region at an aligned address, so
+        // the tables cast from it are aligned too; only a graph that needs no bytes sets up
+        // in it, and uses none.
         let start = pad.min(available);
-        let region = &mut arena[start..];
+        let region = match arena.get_mut(pad..) {
+            Some(region) => region,
+            None => empty_aligned(),
+        };
         let too_small = |needed: usize| {
             InterpreterError::new(ErrorKind::ArenaTooSmall {
                 needed: needed.saturating_add(pad),
@@ -242,9 +259,9 @@ impl<'m, 'a> Interpreter<'m, 'a> {
             // without, say what planning needs to start rather than plan on the stack (7 KB
             // on a 32-bit target), in an error path, on a device whose arena is sized on the
             // host with `required`.
-            // The table starts at a 16-byte boundary at or after the records' end.
-            let to_start = (records_bytes.saturating_add(ALIGN - 1) & !(ALIGN - 1))
-                .saturating_add(table_bytes);
+            // The table starts at a 16-byte boundary at or after the records' end. (Both counts
+            // are bounded by the model's bytes, far from overflowing.)
+            let to_start = ((records_bytes + ALIGN - 1) & !(ALIGN - 1)) + table_bytes;
             #[cfg(feature = "std")]
             let needed =
                 Self::required(&model, resolver, options).map_or(to_start, |n| n - (ALIGN - 1));
@@ -253,7 +270,8 @@ impl<'m, 'a> Interpreter<'m, 'a> {
             return Err(too_small(needed));
         };
         let (head, rest) = region.split_at_mut(table_at);
-        let plan = cast::slice_of_mut(&mut rest[..table_bytes]).ok_or(too_large)?;
+        let plan =
+            <[PlanBuffer]>::mut_from_bytes(&mut rest[..table_bytes]).map_err(|_| too_large)?;
         // The records at the start, then the operand table, up to the plan's table: if the
         // operand table does not fit there, set-up's header (aligned, like `table_at`)
         // passes `table_at`, and its total passes the region's end (checked below).
@@ -261,9 +279,10 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         let (op_records, operands) = ops_and_operands.split_at_mut(ops);
         let whole_entries = operands.len() & !3;
         let tables = setup::Tables {
-            records: cast::slice_of_mut(records).ok_or(too_large)?,
-            ops: cast::slice_of_mut(op_records).ok_or(too_large)?,
-            operands: cast::slice_of_mut(&mut operands[..whole_entries]).ok_or(too_large)?,
+            records: <[TensorRecord]>::mut_from_bytes(records).map_err(|_| too_large)?,
+            ops: <[OpRecord]>::mut_from_bytes(op_records).map_err(|_| too_large)?,
+            operands: <[i32]>::mut_from_bytes(&mut operands[..whole_entries])
+                .map_err(|_| too_large)?,
             model: model.bytes(),
         };
         let m = setup::measure(&graph, resolver, options, plan, Some(tables))?;
@@ -303,7 +322,7 @@ impl<'m, 'a> Interpreter<'m, 'a> {
 
     fn records_mut(&mut self) -> &mut [TensorRecord] {
         let n = (self.counts.tensors as usize) * size_of::<TensorRecord>();
-        cast::slice_of_mut(&mut self.header[..n]).unwrap_or(&mut [])
+        <[TensorRecord]>::mut_from_bytes(&mut self.header[..n]).unwrap_or(&mut [])
     }
 
     /// Copies constants that are not read in place, and variables' initial values, into
