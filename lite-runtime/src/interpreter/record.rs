@@ -128,6 +128,13 @@ impl TensorRecord {
 }
 
 /// A tensor's shape: up to [`MAX_DIMS`] dimensions, inline.
+///
+/// Not `tessera_core::tensor::Layout`, on purpose: a `Layout` describes a strided view over
+/// memory (shape, strides, offset, up to 8 dimensions, as numpy and DL4J views need), where
+/// a kernel needs only a dense tensor's extent, bounded by the interpreter's limit (6, the
+/// rank TensorFlow Lite's kernels broadcast to). A `Shape` is 56 bytes on a 64-bit host
+/// (`Layout`: 160) and is copied per operand at every invoke; tensors the caller reads
+/// become `TensorView`s with a `Layout` built from it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shape {
     dims: [usize; MAX_DIMS],
