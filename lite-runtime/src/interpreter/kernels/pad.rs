@@ -1,4 +1,4 @@
-//! PAD (and PADV2's third input, when a resolver registers these steps for it): the input surrounded by a constant, `paddings` (int32 or int64, `[rank, 2]`:
+//! PAD and PADV2: the input surrounded by a constant, `paddings` (int32 or int64, `[rank, 2]`:
 //! before and after per dimension) giving how much. The constant is 0 for float32, int32 and
 //! int64, the output zero point for quantized int8 / uint8 / int16 (PAD), or the scalar
 //! third input (PADV2). Values are copied verbatim, so the kernel works on bytes: the output is
@@ -12,6 +12,15 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 /// PAD.
 pub static PAD: Kernel = Kernel {
     op: BuiltinOperator::Pad,
+    prepare,
+    init: None,
+    eval,
+};
+
+/// PADV2: PAD with the constant as a third input (a scalar of the input's type, quantized
+/// values as stored), read at set-up when it is a constant and at every invoke otherwise.
+pub static PADV2: Kernel = Kernel {
+    op: BuiltinOperator::Padv2,
     prepare,
     init: None,
     eval,
@@ -111,7 +120,8 @@ fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         let pads = read_paddings(bytes, wide, rank, true)?;
         check_shape(input.shape.dims(), output.shape.dims(), &pads)?;
     }
-    ctx.set_params(&p)
+    ctx.set_params(&p);
+    Ok(())
 }
 
 /// `(before, after)` per dimension from the paddings' bytes (`little`: the model's

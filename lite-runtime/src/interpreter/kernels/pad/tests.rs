@@ -82,3 +82,81 @@ fn paddings_read_both_widths_and_refuse_negatives() {
     assert!(check_shape(&[2, 3], &[5, 6], &p).is_ok());
     assert!(check_shape(&[2, 3], &[5, 7], &p).is_err());
 }
+
+// ---- End to end: PAD and PADV2 as one-operator models ----
+
+use super::super::one_op::{F32, I8, I32, Tensor, const_i32, f32s, model, run, to_f32s, var};
+
+const PAD_CODE: i32 = 34;
+const PADV2_CODE: i32 = 60;
+
+/// A constant of `ty` holding `bytes`.
+fn constant(ty: u8, shape: &[i32], bytes: &[u8]) -> Tensor {
+    Tensor {
+        ty,
+        shape: shape.to_vec(),
+        data: Some(bytes.to_vec()),
+    }
+}
+
+#[test]
+fn padv2_pads_with_its_constant_or_its_input() {
+    let pads = const_i32(&[2, 2], &[0, 1, 1, 0]);
+    let x = f32s(&[1.0, 2.0, 3.0, 4.0]);
+    // A constant value (little-endian in the model).
+    let m = model(
+        PADV2_CODE,
+        None,
+        &[
+            var(F32, &[2, 2]),
+            pads,
+            constant(F32, &[], &7.5f32.to_le_bytes()),
+            var(F32, &[3, 3]),
+        ],
+        3,
+    );
+    let out = to_f32s(&run(&m, &[&x]).unwrap()[0]);
+    assert_eq!(out, [7.5, 1.0, 2.0, 7.5, 3.0, 4.0, 7.5, 7.5, 7.5]);
+    // The value as a graph input, read at every invoke.
+    let m = model(
+        PADV2_CODE,
+        None,
+        &[
+            var(F32, &[2, 2]),
+            const_i32(&[2, 2], &[0, 1, 1, 0]),
+            var(F32, &[]),
+            var(F32, &[3, 3]),
+        ],
+        3,
+    );
+    let out = to_f32s(&run(&m, &[&x, &f32s(&[-1.0])]).unwrap()[0]);
+    assert_eq!(out, [-1.0, 1.0, 2.0, -1.0, 3.0, 4.0, -1.0, -1.0, -1.0]);
+    // PAD of the same operands fills with 0.
+    let m = model(
+        PAD_CODE,
+        None,
+        &[var(F32, &[2, 2]), const_i32(&[2, 2], &[0, 1, 1, 0]), var(F32, &[3, 3])],
+        2,
+    );
+    let out = to_f32s(&run(&m, &[&x]).unwrap()[0]);
+    assert_eq!(out, [0.0, 1.0, 2.0, 0.0, 3.0, 4.0, 0.0, 0.0, 0.0]);
+}
+
+#[test]
+fn padv2_refuses_a_value_that_is_not_one_element_of_the_input_type() {
+    let operands = |value: Tensor| {
+        model(
+            PADV2_CODE,
+            None,
+            &[var(I8, &[2]), const_i32(&[1, 2], &[1, 1]), value, var(I8, &[4])],
+            3,
+        )
+    };
+    let e = super::super::one_op::setup_error(&operands(constant(I32, &[], &[1, 0, 0, 0])));
+    assert!(matches!(e, KernelError::Mismatch { .. }), "{e}");
+    let e = super::super::one_op::setup_error(&operands(constant(I8, &[2], &[1, 2])));
+    assert!(matches!(e, KernelError::Mismatch { .. }), "{e}");
+    // An int8 value of one element pads with its stored byte.
+    let out = run(&operands(constant(I8, &[], &[0xF6])), &[&[3, 4]]).unwrap();
+    assert_eq!(out[0], [0xF6, 3, 4, 0xF6]);
+}
