@@ -13,7 +13,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use tessera_lite::model::{Activation, BuiltinOptions, Model, Padding};
+use tessera_lite::model::{
+    Activation, AddOptions, BuiltinOptions, DivOptions, Model, MulOptions, Padding, SubOptions,
+};
 
 #[allow(
     clippy::all,
@@ -196,28 +198,25 @@ fn tessera_walk(bytes: &[u8]) -> u64 {
                         s.int(v);
                     }
                 }
-                BuiltinOptions::Softmax { beta } => s.add(beta.to_bits().into()),
-                BuiltinOptions::Concatenation {
-                    axis,
-                    activation: a,
-                } => {
-                    s.int(axis.into());
-                    s.int(activation(a));
+                BuiltinOptions::Softmax(o) => s.add(o.beta.to_bits().into()),
+                BuiltinOptions::Concatenation(o) => {
+                    s.int(o.axis.into());
+                    s.int(activation(o.activation));
                 }
-                BuiltinOptions::Add { activation: a, .. }
-                | BuiltinOptions::Sub { activation: a }
-                | BuiltinOptions::Mul { activation: a }
-                | BuiltinOptions::Div { activation: a } => s.int(activation(a)),
-                BuiltinOptions::Reshape { new_shape } => {
-                    for d in new_shape.iter() {
+                BuiltinOptions::Add(AddOptions { activation: a, .. })
+                | BuiltinOptions::Sub(SubOptions { activation: a, .. })
+                | BuiltinOptions::Mul(MulOptions { activation: a })
+                | BuiltinOptions::Div(DivOptions { activation: a }) => s.int(activation(a)),
+                BuiltinOptions::Reshape(o) => {
+                    for d in o.new_shape.iter() {
                         s.int(d.into());
                     }
                 }
-                BuiltinOptions::Gather { axis, batch_dims } => {
-                    s.int(axis.into());
-                    s.int(batch_dims.into());
+                BuiltinOptions::Gather(o) => {
+                    s.int(o.axis.into());
+                    s.int(o.batch_dims.into());
                 }
-                BuiltinOptions::Reducer { keep_dims } => s.int(keep_dims.into()),
+                BuiltinOptions::Reducer(o) => s.int(o.keep_dims.into()),
                 _ => {}
             }
         }

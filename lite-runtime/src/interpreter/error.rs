@@ -47,11 +47,6 @@ pub enum KernelError {
         /// The budget ([`Options::string_bytes`](super::Options::string_bytes)).
         budget: usize,
     },
-    /// A kernel asked for more parameter bytes than an operator record holds.
-    ParamsTooLarge {
-        /// Bytes asked for.
-        bytes: usize,
-    },
 }
 
 impl fmt::Display for KernelError {
@@ -78,12 +73,6 @@ impl fmt::Display for KernelError {
                 "output {output} needs {needed} bytes of strings, over its budget of {budget} \
                  (raise Options::string_bytes)"
             ),
-            Self::ParamsTooLarge { bytes } => {
-                write!(
-                    f,
-                    "kernel parameters of {bytes} bytes do not fit an operator record"
-                )
-            }
         }
     }
 }

@@ -19,7 +19,7 @@ use zerocopy::{FromBytes, Immutable, IntoBytes};
 use super::error::KernelError;
 use super::record::{PARAMS_BYTES, Place, Shape, TensorRecord, dtype_of};
 use crate::model::{
-    BuiltinOperator, Operator, Quantization, Sparsity, Subgraph, Tensor, TensorType,
+    BuiltinOperator, Operator, OptionsTable, Quantization, Sparsity, Subgraph, Tensor, TensorType,
 };
 
 /// A kernel: the op it runs and its steps. Declare one as a `static` and register it in an
@@ -43,6 +43,11 @@ impl core::fmt::Debug for Kernel {
         f.debug_struct("Kernel").field("op", &self.op).finish()
     }
 }
+
+/// The operator's options are not the type its kernel reads.
+pub(crate) const WRONG_OPTIONS: KernelError = KernelError::Mismatch {
+    what: "options are not the op's",
+};
 
 /// A tensor as `prepare` sees it, from the model.
 #[derive(Debug, Clone, Copy)]
@@ -97,6 +102,18 @@ impl<'m> Prepare<'m> {
     #[must_use]
     pub fn operator(&self) -> &Operator<'m> {
         &self.operator
+    }
+
+    /// The operator's builtin options as type `T` (the schema's defaults where the model
+    /// stores none): `let SoftmaxOptions { beta } = ctx.options()?`. Only `T`'s decoder is
+    /// linked.
+    ///
+    /// # Errors
+    /// [`KernelError::Mismatch`] if the operator's options are of another type (the kernel is
+    /// registered for an op that does not take `T`).
+    #[inline(always)]
+    pub fn options<T: OptionsTable<'m>>(&self) -> Result<T, KernelError> {
+        T::from_options(self.operator.options_for(T::OP)).ok_or(WRONG_OPTIONS)
     }
 
     /// Number of inputs (optional ones included).
@@ -170,19 +187,31 @@ impl<'m> Prepare<'m> {
     }
 
     /// Stores the kernel's parameters in the operator's record; `eval` reads them back with
-    /// [`Eval::params`].
+    /// [`Eval::params`]. A `P` larger than [`PARAMS_BYTES`] does not compile:
     ///
-    /// # Errors
-    /// [`KernelError::ParamsTooLarge`] past [`PARAMS_BYTES`].
-    pub fn set_params<P: IntoBytes + Immutable>(&mut self, params: &P) -> Result<(), KernelError> {
+    /// ```compile_fail
+    /// use tessera_lite::interpreter::{KernelError, PARAMS_BYTES, Prepare};
+    ///
+    /// fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
+    ///     ctx.set_params(&[0u8; PARAMS_BYTES + 1]);
+    ///     Ok(())
+    /// }
+    /// let _kernel = tessera_lite::interpreter::Kernel {
+    ///     op: tessera_lite::model::BuiltinOperator::Abs,
+    ///     prepare,
+    ///     init: None,
+    ///     eval: |_| Ok(()),
+    /// };
+    /// ```
+    pub fn set_params<P: IntoBytes + Immutable>(&mut self, params: &P) {
+        const {
+            assert!(
+                size_of::<P>() <= PARAMS_BYTES,
+                "kernel parameters over PARAMS_BYTES"
+            )
+        };
         let bytes = params.as_bytes();
-        let dst = self
-            .requests
-            .params
-            .get_mut(..bytes.len())
-            .ok_or(KernelError::ParamsTooLarge { bytes: bytes.len() })?;
-        dst.copy_from_slice(bytes);
-        Ok(())
+        self.requests.params[..bytes.len()].copy_from_slice(bytes);
     }
 
     /// Asks for `bytes` of persistent memory (alive as long as the interpreter), filled by
@@ -225,12 +254,13 @@ impl<'m> Init<'_, 'm> {
 }
 
 fn read_params<P: FromBytes>(bytes: &[u8; PARAMS_BYTES]) -> P {
-    // A P larger than the record reads zeros past it: set_params refused to store one.
-    let mut buf = [0u8; 256];
-    let n = core::mem::size_of::<P>().min(buf.len());
-    let m = n.min(PARAMS_BYTES);
-    buf[..m].copy_from_slice(&bytes[..m]);
-    P::read_from_prefix(&buf[..]).map_or_else(|_| P::new_zeroed(), |(p, _)| p)
+    const {
+        assert!(
+            size_of::<P>() <= PARAMS_BYTES,
+            "kernel parameters over PARAMS_BYTES"
+        )
+    };
+    P::read_from_prefix(&bytes[..]).map_or_else(|_| P::new_zeroed(), |(p, _)| p)
 }
 
 /// Most operands of one operator: inputs.

@@ -77,10 +77,7 @@ pub use error::{ErrorKind, Location, ModelError};
 pub use list::List;
 pub use operator::{Operator, OperatorCode};
 pub use ops::{BuiltinOperator, Op};
-pub use options::{
-    BuiltinOptions, Conv2DOptions, DepthwiseConv2DOptions, FullyConnectedOptions, Pool2DOptions,
-    StridedSliceOptions, options_name,
-};
+pub use options::*;
 pub use quantization::Quantization;
 pub use seal::Seal;
 pub use signature::{Metadata, SignatureDef, TensorMap};

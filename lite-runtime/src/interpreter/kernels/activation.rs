@@ -7,11 +7,10 @@ mod quantized;
 #[cfg(test)]
 mod tests;
 
-use super::base::check;
 use super::base::elementwise::{self, FloatFn};
 use super::base::math;
 use crate::interpreter::{Eval, Kernel, KernelError, Prepare};
-use crate::model::{BuiltinOperator, BuiltinOptions};
+use crate::model::{BuiltinOperator, LeakyReluOptions};
 
 /// LOGISTIC.
 pub static LOGISTIC: Kernel = Kernel {
@@ -90,11 +89,7 @@ impl FloatFn for Tanh {
 }
 
 fn prepare_leaky_relu(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
-    let BuiltinOptions::LeakyRelu { alpha } =
-        ctx.operator().options_for(BuiltinOperator::LeakyRelu)
-    else {
-        return Err(check::OPTIONS);
-    };
+    let LeakyReluOptions { alpha } = ctx.options()?;
     elementwise::prepare_with(ctx, alpha)
 }
 

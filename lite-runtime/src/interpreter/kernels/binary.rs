@@ -30,7 +30,7 @@ use super::base::broadcast::{Broadcast, broadcast_shape, map2, map2_indexed, sel
 use super::base::check::{self, SHORT};
 use super::base::fused::{clamp, float_range, int_range};
 use crate::interpreter::{Eval, Kernel, KernelError, Prepare, Shape};
-use crate::model::{Activation, BuiltinOperator, BuiltinOptions, TensorType};
+use crate::model::{Activation, AddOptions, BuiltinOperator, DivOptions, MulOptions, SubOptions, TensorType};
 
 /// The ops, as const generic arguments so each kernel links only its own loops.
 mod op {
@@ -421,23 +421,14 @@ struct ArithParams {
 }
 
 fn activation<const OP: u8>(ctx: &Prepare<'_>) -> Result<Activation, KernelError> {
-    // Only this op's options decoder (`options_for`), not the whole union's.
-    let op = match OP {
-        op::ADD => BuiltinOperator::Add,
-        op::SUB => BuiltinOperator::Sub,
-        op::MUL => BuiltinOperator::Mul,
-        op::DIV => BuiltinOperator::Div,
-        _ => return Ok(Activation::None), // MAXIMUM / MINIMUM: no activation
-    };
-    let found = match (OP, ctx.operator().options_for(op)) {
-        (_, BuiltinOptions::None) => Some(Activation::None),
-        (op::ADD, BuiltinOptions::Add { activation, .. })
-        | (op::SUB, BuiltinOptions::Sub { activation })
-        | (op::MUL, BuiltinOptions::Mul { activation })
-        | (op::DIV, BuiltinOptions::Div { activation }) => Some(activation),
-        _ => None,
-    };
-    found.ok_or(check::OPTIONS)
+    // Only this op's options decoder, not the whole union's.
+    Ok(match OP {
+        op::ADD => ctx.options::<AddOptions>()?.activation,
+        op::SUB => ctx.options::<SubOptions>()?.activation,
+        op::MUL => ctx.options::<MulOptions>()?.activation,
+        op::DIV => ctx.options::<DivOptions>()?.activation,
+        _ => Activation::None, // MAXIMUM / MINIMUM: no activation
+    })
 }
 
 fn refuse_quantized(t: TensorType) -> Result<(), KernelError> {
@@ -498,7 +489,8 @@ fn prepare_arith<const OP: u8>(ctx: &mut Prepare<'_>) -> Result<(), KernelError>
             (params.lo_i, params.hi_i) = (lo, hi);
         }
     }
-    ctx.set_params(&params)
+    ctx.set_params(&params);
+    Ok(())
 }
 
 fn run_arith<T: Number, const OP: u8>(

@@ -159,7 +159,8 @@ fn prepare_cast(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     }
     ctx.set_params(&Params {
         elements: check::dim(input.shape.elements())?,
-    })
+    });
+    Ok(())
 }
 
 fn cast_into<S: CastFrom>(ctx: &mut Eval<'_>, n: usize) -> Result<(), KernelError> {

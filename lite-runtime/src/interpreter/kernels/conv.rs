@@ -271,38 +271,24 @@ fn positive(v: i32, what: &'static str) -> Result<u64, KernelError> {
 fn geometry(ctx: &Prepare<'_>) -> Result<Geometry, KernelError> {
     // Only the two convolutions' option decoders, not the whole union's; the operator's own
     // op picks which (a depthwise operator storing no options gets its own type's defaults).
+    // One decode of the operator's own type (a runtime choice between the two decoders is
+    // smaller on firmware than two typed reads).
     let op = match ctx.operator().builtin() {
         Some(BuiltinOperator::DepthwiseConv2D) => BuiltinOperator::DepthwiseConv2D,
         _ => BuiltinOperator::Conv2D,
     };
-    let options = ctx.operator().options_for(op);
-    let (depthwise, padding, sh, sw, dh, dw, act, dm_option) = match options {
-        BuiltinOptions::Conv2D(o) => (
-            false,
-            o.padding,
-            o.stride_h,
-            o.stride_w,
-            o.dilation_h,
-            o.dilation_w,
-            o.activation,
-            0,
-        ),
-        BuiltinOptions::DepthwiseConv2D(o) => (
-            true,
-            o.padding,
-            o.stride_h,
-            o.stride_w,
-            o.dilation_h,
-            o.dilation_w,
-            o.activation,
-            o.depth_multiplier,
-        ),
-        _ => {
-            return Err(KernelError::Mismatch {
-                what: "options are not Conv2DOptions / DepthwiseConv2DOptions",
-            });
-        }
-    };
+    let (depthwise, padding, sh, sw, dh, dw, act, dm_option) =
+        match ctx.operator().options_for(op) {
+            BuiltinOptions::Conv2D(o) => {
+                let (p, a) = (o.padding, o.activation);
+                (false, p, o.stride_h, o.stride_w, o.dilation_h, o.dilation_w, a, 0)
+            }
+            BuiltinOptions::DepthwiseConv2D(o) => {
+                let (p, a, m) = (o.padding, o.activation, o.depth_multiplier);
+                (true, p, o.stride_h, o.stride_w, o.dilation_h, o.dilation_w, a, m)
+            }
+            _ => return Err(crate::interpreter::kernel::WRONG_OPTIONS),
+        };
     if !matches!(padding, Padding::Same | Padding::Valid) {
         return Err(KernelError::Unsupported { what: "padding" });
     }
@@ -459,7 +445,8 @@ fn prepare<const KINDS: u32>(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     }
     ctx.request_persistent(g.persistent_bytes());
     ctx.request_scratch(g.scratch_bytes());
-    ctx.set_params(&g.params())
+    ctx.set_params(&g.params());
+    Ok(())
 }
 
 /// The operator's tensors, as the model describes them (no borrow of the context kept).

@@ -13,7 +13,7 @@ use super::base::check;
 use super::base::fused::{clamp, float_range};
 use super::base::sparsity::SparseFormat;
 use crate::interpreter::{Desc, Eval, Init, Kernel, KernelError, Prepare};
-use crate::model::{BuiltinOperator, BuiltinOptions, TensorType};
+use crate::model::{BuiltinOperator, FullyConnectedOptions, TensorType};
 use zerocopy::{FromBytes, FromZeros, Immutable, IntoBytes, KnownLayout};
 
 /// FULLY_CONNECTED.
@@ -60,11 +60,7 @@ fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     if quantized::is_quantized(ctx.input(0)?.dtype) {
         return quantized::prepare(ctx);
     }
-    let BuiltinOptions::FullyConnected(o) =
-        ctx.operator().options_for(BuiltinOperator::FullyConnected)
-    else {
-        return Err(check::OPTIONS);
-    };
+    let o: FullyConnectedOptions = ctx.options()?;
     if o.weights_format != 0 {
         return Err(KernelError::Unsupported {
             what: "shuffled weights",
@@ -127,7 +123,8 @@ fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         has_bias: u32::from(bias.is_some()),
         lo,
         hi,
-    })
+    });
+    Ok(())
 }
 
 /// The format of the sparse weights behind input 1 and how many values they store.
@@ -233,6 +230,7 @@ fn eval_sparse(ctx: &mut Eval<'_>, p: &Params) -> Result<(), KernelError> {
 /// The product every FULLY_CONNECTED computes, from its operands' shapes: `(batches, units,
 /// depth)` with 2-D weights `[units, depth]`, the input `batches` rows of `depth` (whatever
 /// its shape) and the output `batches x units` elements.
+#[inline(always)] // one copy per kernel: the _INT8 registration links only its own
 fn matrix(input: &Desc<'_>, weights: &Desc<'_>, output: &Desc<'_>) -> Result<(usize, usize, usize), KernelError> {
     if weights.shape.rank() != 2 {
         return Err(KernelError::Mismatch {

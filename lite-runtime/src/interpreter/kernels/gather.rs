@@ -15,7 +15,7 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 use super::base::check::{self, dim as small};
 use super::base::tensors::{element_bytes, words, words_mut, write_strings};
 use crate::interpreter::{Eval, Kernel, KernelError, MAX_DIMS, Prepare, Shape};
-use crate::model::{BuiltinOperator, BuiltinOptions, TensorType};
+use crate::model::{BuiltinOperator, GatherOptions, TensorType};
 
 /// GATHER.
 pub static GATHER: Kernel = Kernel {
@@ -76,11 +76,7 @@ fn data_bytes(t: TensorType) -> Result<usize, KernelError> {
 }
 
 fn prepare_gather(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
-    let BuiltinOptions::Gather { axis, batch_dims } =
-        ctx.operator().options_for(BuiltinOperator::Gather)
-    else {
-        return Err(check::OPTIONS);
-    };
+    let GatherOptions { axis, batch_dims } = ctx.options()?;
     let data = ctx.input(0)?;
     let indices = ctx.input(1)?;
     let output = ctx.output(0)?;
@@ -100,7 +96,8 @@ fn prepare_gather(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         element: small(element)?,
         data: 0,
         indices: 1,
-    })
+    });
+    Ok(())
 }
 
 /// GATHER's geometry and output shape, checked as TensorFlow Lite checks them (axis and
@@ -183,7 +180,8 @@ fn prepare_embedding(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         element: small(element)?,
         data: 1,
         indices: 0,
-    })
+    });
+    Ok(())
 }
 
 /// An index tensor's element.

@@ -65,5 +65,5 @@ kernels! {
     conv: [CONV_2D, DEPTHWISE_CONV_2D] + [CONV_2D_INT8, DEPTHWISE_CONV_2D_INT8];
     pool: [AVERAGE_POOL_2D, MAX_POOL_2D] + [AVERAGE_POOL_2D_INT8, MAX_POOL_2D_INT8];
     quantize: [QUANTIZE, DEQUANTIZE];
-    pad: [PAD];
+    pad: [PAD, PADV2];
 }

@@ -9,7 +9,7 @@ use super::base::fused::{clamp, float_range};
 use super::base::quant;
 use super::base::window::{out_size, pad_before};
 use crate::interpreter::{Eval, Kernel, KernelError, Prepare};
-use crate::model::{BuiltinOperator, BuiltinOptions, Padding, TensorType};
+use crate::model::{BuiltinOperator, Padding, Pool2DOptions, TensorType};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 /// AVERAGE_POOL_2D.
@@ -82,10 +82,7 @@ fn prepare<const INT8_ONLY: bool>(ctx: &mut Prepare<'_>) -> Result<(), KernelErr
         return Err(check::NOT_INT8);
     }
     // Every 2-D pool takes Pool2DOptions.
-    let BuiltinOptions::Pool2D(o) = ctx.operator().options_for(BuiltinOperator::AveragePool2D)
-    else {
-        return Err(check::OPTIONS);
-    };
+    let o: Pool2DOptions = ctx.options()?;
     if !matches!(o.padding, Padding::Same | Padding::Valid) {
         return Err(KernelError::Unsupported { what: "padding" });
     }
@@ -163,7 +160,7 @@ fn prepare<const INT8_ONLY: bool>(ctx: &mut Prepare<'_>) -> Result<(), KernelErr
             });
         }
     }
-    ctx.set_params(&g)?;
+    ctx.set_params(&g);
     ctx.request_scratch(4 * g.channels as usize);
     Ok(())
 }

@@ -115,7 +115,8 @@ fn prepare_quantize(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
             what: "QUANTIZE from other types than FLOAT32, INT8, UINT8, INT16",
         });
     }
-    ctx.set_params(&p)
+    ctx.set_params(&p);
+    Ok(())
 }
 
 fn prepare_dequantize(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
@@ -134,7 +135,8 @@ fn prepare_dequantize(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
             what: "DEQUANTIZE from other types than INT8, UINT8, INT16, FLOAT16",
         });
     }
-    ctx.set_params(&p)
+    ctx.set_params(&p);
+    Ok(())
 }
 
 fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {

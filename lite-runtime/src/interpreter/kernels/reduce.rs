@@ -18,7 +18,7 @@ mod quantized;
 use super::base::check::{self, SHORT, dim};
 use super::base::tensors::{input_n, output_n};
 use crate::interpreter::{Desc, Eval, Kernel, KernelError, MAX_DIMS, Prepare};
-use crate::model::{BuiltinOperator, BuiltinOptions, TensorType};
+use crate::model::{ArgMaxOptions, ArgMinOptions, BuiltinOperator, ReducerOptions, TensorType};
 use tessera_core::tensor::Element;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
@@ -143,10 +143,7 @@ struct Reduction<'m> {
 
 fn reduction<'m>(ctx: &Prepare<'m>) -> Result<Reduction<'m>, KernelError> {
     // Every reduction takes ReducerOptions.
-    let BuiltinOptions::Reducer { keep_dims } = ctx.operator().options_for(BuiltinOperator::Mean)
-    else {
-        return Err(check::OPTIONS);
-    };
+    let ReducerOptions { keep_dims } = ctx.options()?;
     let input = ctx.input(0)?;
     let output = ctx.output(0)?;
     check::output_type(&input, &output)?;
@@ -189,7 +186,8 @@ fn prepare_reduce(ctx: &mut Prepare<'_>, mean: bool) -> Result<(), KernelError> 
         inputs: dim(input.shape.elements())?,
         outputs: dim(outputs)?,
         count: dim(count)?,
-    })
+    });
+    Ok(())
 }
 
 fn prepare_mean(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
@@ -423,18 +421,10 @@ struct ArgParams {
 
 /// Checks an ARG_MAX (`MAX`) or ARG_MIN.
 fn prepare_arg<const MAX: bool>(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
-    let op = if MAX {
-        BuiltinOperator::ArgMax
+    let option_type = if MAX {
+        ctx.options::<ArgMaxOptions>()?.output_type
     } else {
-        BuiltinOperator::ArgMin
-    };
-    let option_type = match ctx.operator().options_for(op) {
-        BuiltinOptions::ArgMax { output_type } | BuiltinOptions::ArgMin { output_type } => {
-            output_type
-        }
-        _ => {
-            return Err(check::OPTIONS);
-        }
+        ctx.options::<ArgMinOptions>()?.output_type
     };
     let input = ctx.input(0)?;
     let axis = ctx.input(1)?;
@@ -494,7 +484,8 @@ fn prepare_arg<const MAX: bool>(ctx: &mut Prepare<'_>) -> Result<(), KernelError
         outer: dim(outer)?,
         axis: dim(size)?,
         inner: dim(inner)?,
-    })
+    });
+    Ok(())
 }
 
 /// A type ARG_MAX and ARG_MIN compare.

@@ -21,7 +21,7 @@ use super::base::check::{self, OUTPUT_SHAPE, OUTPUT_TYPE};
 use super::base::fused::{clamp, float_range};
 use super::base::tensors::{element_bytes, words, words_mut, write_strings};
 use crate::interpreter::{Eval, Init, Kernel, KernelError, MAX_DIMS, Prepare, Shape};
-use crate::model::{Activation, BuiltinOperator, BuiltinOptions, TensorType};
+use crate::model::{Activation, BuiltinOperator, ConcatenationOptions, PackOptions, StridedSliceOptions, TensorType, UnpackOptions};
 
 /// CONCATENATION.
 pub static CONCATENATION: Kernel = Kernel {
@@ -120,11 +120,7 @@ fn prepare_concatenation(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     if quantized::handles(ctx.input(0)?.dtype) {
         return quantized::prepare(ctx);
     }
-    let BuiltinOptions::Concatenation { axis, activation } =
-        ctx.operator().options_for(BuiltinOperator::Concatenation)
-    else {
-        return Err(check::OPTIONS);
-    };
+    let ConcatenationOptions { axis, activation } = ctx.options()?;
     let first = ctx.input(0)?;
     let element = element_bytes(first.dtype)?;
     let axis = check::concatenation(ctx, axis)?;
@@ -147,15 +143,12 @@ fn prepare_concatenation(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         clamp,
         lo,
         hi,
-    })
+    });
+    Ok(())
 }
 
 fn prepare_pack(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
-    let BuiltinOptions::Pack { values_count, axis } =
-        ctx.operator().options_for(BuiltinOperator::Pack)
-    else {
-        return Err(check::OPTIONS);
-    };
+    let PackOptions { values_count, axis } = ctx.options()?;
     let first = ctx.input(0)?;
     let output = ctx.output(0)?;
     let element = element_bytes(first.dtype)?;
@@ -192,7 +185,8 @@ fn prepare_pack(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         clamp: 0,
         lo: 0.0,
         hi: 0.0,
-    })
+    });
+    Ok(())
 }
 
 fn eval_concatenation(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
@@ -239,10 +233,7 @@ struct Unpacked {
 }
 
 fn prepare_unpack(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
-    let BuiltinOptions::Unpack { num, axis } = ctx.operator().options_for(BuiltinOperator::Unpack)
-    else {
-        return Err(check::OPTIONS);
-    };
+    let UnpackOptions { num, axis } = ctx.options()?;
     let input = ctx.input(0)?;
     let element = element_bytes(input.dtype)?;
     let rank = input.shape.rank();
@@ -269,7 +260,8 @@ fn prepare_unpack(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     }
     ctx.set_params(&Unpacked {
         run: check::dim(product(&dims[axis + 1..]) * element)?,
-    })
+    });
+    Ok(())
 }
 
 fn eval_unpack(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
@@ -409,10 +401,7 @@ fn prepare_transpose(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
 }
 
 fn prepare_strided(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
-    let BuiltinOptions::StridedSlice(o) = ctx.operator().options_for(BuiltinOperator::StridedSlice)
-    else {
-        return Err(check::OPTIONS);
-    };
+    let o: StridedSliceOptions = ctx.options()?;
     let (mut p, _, _) = prepare_sliced(ctx, 3, true)?;
     p.begin_mask = o.begin_mask;
     p.end_mask = o.end_mask;
@@ -438,7 +427,8 @@ fn finish_sliced(
         p.cached = 1;
         ctx.request_persistent(core::mem::size_of::<Plan>());
     }
-    ctx.set_params(&p)
+    ctx.set_params(&p);
+    Ok(())
 }
 
 fn planned_slice(ctx: &Prepare<'_>, _: &Sliced) -> Result<Planned, KernelError> {
@@ -629,7 +619,8 @@ fn prepare_shape(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     if Shape::new(&[input.shape.rank()]) != Some(output.shape) {
         return Err(OUTPUT_SHAPE);
     }
-    ctx.set_params(&ShapeParams { wide })
+    ctx.set_params(&ShapeParams { wide });
+    Ok(())
 }
 
 fn eval_shape(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
@@ -695,7 +686,8 @@ fn prepare_fill(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     }
     ctx.set_params(&Filled {
         element: check::dim(element)?,
-    })
+    });
+    Ok(())
 }
 
 fn eval_fill(ctx: &mut Eval<'_>) -> Result<(), KernelError> {

@@ -12,7 +12,7 @@ use super::base::elementwise::check_float;
 use super::base::math::exp;
 use super::base::tensors::{input_n, output_n};
 use crate::interpreter::{Eval, Kernel, KernelError, Prepare};
-use crate::model::{BuiltinOperator, BuiltinOptions, TensorType};
+use crate::model::{BuiltinOperator, SoftmaxOptions, TensorType};
 
 /// SOFTMAX.
 pub static SOFTMAX: Kernel = Kernel {
@@ -54,10 +54,7 @@ fn prepare_softmax(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     if quantized::handles(ctx.input(0)?.dtype) {
         return quantized::prepare(ctx);
     }
-    let BuiltinOptions::Softmax { beta } = ctx.operator().options_for(BuiltinOperator::Softmax)
-    else {
-        return Err(check::OPTIONS);
-    };
+    let SoftmaxOptions { beta } = ctx.options()?;
     prepare_rows(ctx, beta)
 }
 
@@ -90,7 +87,8 @@ fn prepare_rows(ctx: &mut Prepare<'_>, beta: f32) -> Result<(), KernelError> {
         elements: check::dim(elements)?,
         depth: check::dim(depth)?,
         beta,
-    })
+    });
+    Ok(())
 }
 
 fn rows<'a>(ctx: &mut Eval<'a>) -> Result<(&'a [f32], &'a mut [f32], Params), KernelError> {

@@ -59,11 +59,12 @@ fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         return Err(bad("DENSIFY output shape differs from its input's"));
     }
     if ctx.output_folded(0) {
-        return ctx.set_params(&Params {
+        ctx.set_params(&Params {
             folded: 1,
             count: 0,
             elements: 0,
         });
+        return Ok(());
     }
     let f = format(ctx)?;
     let count = f.walk(|_, _| Ok(()))?;
@@ -77,7 +78,8 @@ fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         elements: n(output.shape.elements())?,
     };
     ctx.request_persistent(count * 4);
-    ctx.set_params(&params)
+    ctx.set_params(&params);
+    Ok(())
 }
 
 fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {

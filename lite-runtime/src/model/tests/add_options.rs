@@ -22,10 +22,7 @@ fn add_options(edit: impl FnOnce(&mut T)) -> (Activation, bool) {
         .unwrap()
         .options();
     match options {
-        BuiltinOptions::Add {
-            activation,
-            pot_scale_int16,
-        } => (activation, pot_scale_int16),
+        BuiltinOptions::Add(o) => (o.activation, o.pot_scale_int16),
         other => panic!("not ADD's options: {other:?}"),
     }
 }

@@ -247,8 +247,10 @@ fn summary_names_everything_a_reader_wants() {
         "subgraph 0 \"main\": 5 tensors, 2 operators",
         "[0] \"x\" FLOAT32 [1, 3]",
         "[4] \"z\" FLOAT32 [1, 2]",
-        "#0 FULLY_CONNECTED in [0, 1, 2] out [3] activation=RELU keep_num_dims=false",
-        "#1 ADD in [3, 3] out [4] activation=NONE",
+        // Options print the fields that differ from the schema's defaults.
+        "#0 FULLY_CONNECTED in [0, 1, 2] out [3] activation=RELU\n",
+        // (This ADD's table leaves its flag out: the schema's true, where no table reads false.)
+        "#1 ADD in [3, 3] out [4] pot_scale_int16=true\n",
     ] {
         assert!(text.contains(needle), "{needle:?} not in\n{text}");
     }

@@ -75,7 +75,8 @@ fn prepare(ctx: &mut Prepare<'_>, f: Function) -> Result<(), KernelError> {
         kind: TABLE_I8,
         multiplier: 0,
         shift: 0,
-    })
+    });
+    Ok(())
 }
 
 /// int16: zero points 0 and an output scale of 2^-15 (LOGISTIC: exactly), as the reference's
@@ -105,7 +106,8 @@ fn prepare_i16(ctx: &mut Prepare<'_>, f: Function, elements: u32) -> Result<(), 
         },
         multiplier,
         shift,
-    })
+    });
+    Ok(())
 }
 
 fn init(ctx: &mut Init<'_, '_>, f: Function) -> Result<(), KernelError> {

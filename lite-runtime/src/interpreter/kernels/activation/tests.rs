@@ -2,6 +2,7 @@
 //! fixture, and end to end through one-operator models.
 
 use super::*;
+use super::super::base::check;
 use proptest::prelude::*;
 
 fn close(got: f32, want: f64) -> bool {

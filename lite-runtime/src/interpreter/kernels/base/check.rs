@@ -21,10 +21,6 @@ pub(crate) const OUTPUT_SHAPE: KernelError = KernelError::Mismatch {
 pub(crate) const INPUT_TYPES: KernelError = KernelError::Mismatch {
     what: "inputs differ in type",
 };
-/// The operator's builtin options are not the type its op takes.
-pub(crate) const OPTIONS: KernelError = KernelError::Mismatch {
-    what: "options are not the op's",
-};
 /// An axis (from an option or an operand) outside the tensor's dimensions.
 pub(crate) const AXIS: KernelError = KernelError::Mismatch {
     what: "axis outside the input's dimensions",

@@ -67,7 +67,8 @@ pub(crate) fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
 /// As [`check_float`].
 pub(crate) fn prepare_with(ctx: &mut Prepare<'_>, option: f32) -> Result<(), KernelError> {
     let elements = check::dim(check_float(ctx)?)?;
-    ctx.set_params(&Params { elements, option })
+    ctx.set_params(&Params { elements, option });
+    Ok(())
 }
 
 /// Applies `f` to every element of float input 0 into output 0.

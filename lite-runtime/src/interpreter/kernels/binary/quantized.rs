@@ -21,7 +21,7 @@ use super::super::base::check;
 use super::super::base::quant::fixed_point::{checked_log2, rounding_divide_by_pot_i16};
 use super::super::base::quant::{self, multiply_by_quantized_multiplier as mbqm};
 use crate::interpreter::{Eval, KernelError, Prepare};
-use crate::model::{Activation, BuiltinOperator, BuiltinOptions, TensorType};
+use crate::model::{AddOptions, MulOptions, TensorType};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 #[derive(Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable)]
@@ -95,23 +95,11 @@ pub(crate) fn prepare(ctx: &mut Prepare<'_>, mul: bool) -> Result<(), KernelErro
             what: "output shape is not the inputs' broadcast shape",
         });
     }
-    let op = if mul {
-        BuiltinOperator::Mul
+    let (activation, pot_scale_int16) = if mul {
+        (ctx.options::<MulOptions>()?.activation, false)
     } else {
-        BuiltinOperator::Add
-    };
-    let (activation, pot_scale_int16) = match ctx.operator().options_for(op) {
-        BuiltinOptions::Add {
-            activation,
-            pot_scale_int16,
-        } if !mul => (activation, pot_scale_int16),
-        BuiltinOptions::Mul { activation } if mul => (activation, false),
-        BuiltinOptions::None => (Activation::None, false),
-        _ => {
-            return Err(KernelError::Mismatch {
-                what: "options are not the op's",
-            });
-        }
+        let o: AddOptions = ctx.options()?;
+        (o.activation, o.pot_scale_int16)
     };
     let (s1, z1) = quant::per_tensor(a.quantization(), a.dtype)?;
     let (s2, z2) = quant::per_tensor(b.quantization(), b.dtype)?;
@@ -153,7 +141,8 @@ pub(crate) fn prepare(ctx: &mut Prepare<'_>, mul: bool) -> Result<(), KernelErro
                         what: "int16 power-of-two ADD with broadcasting",
                     });
                 }
-                return ctx.set_params(&p);
+                ctx.set_params(&p);
+                return Ok(());
             }
         }
         p.left_shift = if wide { 15 } else { 20 };
@@ -164,7 +153,8 @@ pub(crate) fn prepare(ctx: &mut Prepare<'_>, mul: bool) -> Result<(), KernelErro
         (p.output_multiplier, p.output_shift) =
             below_one(twice_max / (f64::from(1i32 << p.left_shift) * f64::from(so)))?;
     }
-    ctx.set_params(&p)
+    ctx.set_params(&p);
+    Ok(())
 }
 
 /// The power-of-two path's shifts from the scales' log2 (inputs 1, 2, output), refused

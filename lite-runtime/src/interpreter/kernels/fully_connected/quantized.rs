@@ -18,7 +18,7 @@
 use super::super::base::check;
 use super::super::base::quant;
 use crate::interpreter::{Eval, Init, KernelError, Prepare};
-use crate::model::{BuiltinOperator, BuiltinOptions, TensorType};
+use crate::model::{FullyConnectedOptions, TensorType};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 /// What eval needs, besides the per-unit table in the persistent block.
@@ -65,11 +65,7 @@ fn u32_of(v: usize) -> Result<u32, KernelError> {
 }
 
 pub(super) fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
-    let BuiltinOptions::FullyConnected(o) =
-        ctx.operator().options_for(BuiltinOperator::FullyConnected)
-    else {
-        return Err(check::OPTIONS);
-    };
+    let o: FullyConnectedOptions = ctx.options()?;
     if o.weights_format != 0 {
         return Err(KernelError::Unsupported {
             what: "shuffled weights",
@@ -172,7 +168,8 @@ pub(super) fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         output_offset: out_zp,
         lo,
         hi,
-    })
+    });
+    Ok(())
 }
 
 /// The bias of unit `n` from its little-endian bytes (int32 or int64).

@@ -91,7 +91,8 @@ pub(crate) fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         shift,
         input_zero_point: in_zp,
         output_zero_point: out_zp,
-    })
+    });
+    Ok(())
 }
 
 /// One output from its group's int32 sum.

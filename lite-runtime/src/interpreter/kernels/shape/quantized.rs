@@ -9,7 +9,7 @@
 use super::super::base::check;
 use super::super::base::quant;
 use crate::interpreter::{Eval, Init, KernelError, Prepare};
-use crate::model::{BuiltinOperator, BuiltinOptions, TensorType};
+use crate::model::{ConcatenationOptions, TensorType};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 #[derive(Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable)]
@@ -39,11 +39,7 @@ pub(crate) fn handles(t: TensorType) -> bool {
 }
 
 pub(crate) fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
-    let BuiltinOptions::Concatenation { axis, .. } =
-        ctx.operator().options_for(BuiltinOperator::Concatenation)
-    else {
-        return Err(check::OPTIONS);
-    };
+    let ConcatenationOptions { axis, .. } = ctx.options()?;
     let first = ctx.input(0)?;
     let output = ctx.output(0)?;
     let element = match first.dtype {
@@ -77,7 +73,8 @@ pub(crate) fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         outer: check::dim(outer)?,
         element,
         output_zero_point: out_zp,
-    })
+    });
+    Ok(())
 }
 
 /// Fills the per-input table; nothing for other types (the float kernel shares this step).

@@ -15,7 +15,7 @@ use super::super::base::quant::fixed_point::{
 };
 use super::super::base::quant::lut::{LUT16, lookup_i16, populate_i16};
 use crate::interpreter::{Eval, Init, KernelError, Prepare};
-use crate::model::{BuiltinOperator, BuiltinOptions, TensorType};
+use crate::model::{SoftmaxOptions, TensorType};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 /// Q5.26 differences (`kScaledDiffIntegerBits`).
@@ -65,10 +65,7 @@ fn int8_scaling(beta: f64, input_scale: f64) -> Result<(i32, i32, i32), KernelEr
 }
 
 pub(crate) fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
-    let BuiltinOptions::Softmax { beta } = ctx.operator().options_for(BuiltinOperator::Softmax)
-    else {
-        return Err(check::OPTIONS);
-    };
+    let SoftmaxOptions { beta } = ctx.options()?;
     let input = ctx.input(0)?;
     let output = ctx.output(0)?;
     let kind = match (input.dtype, output.dtype) {
@@ -132,7 +129,8 @@ pub(crate) fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         input_multiplier,
         input_left_shift,
         diff_min,
-    })
+    });
+    Ok(())
 }
 
 fn tables(block: &mut [u8]) -> Option<(&mut [i16; LUT16], &mut [i16; LUT16])> {
