@@ -56,6 +56,7 @@ kernels! {
         NOT_EQUAL, SELECT, SELECT_V2,
     ];
     activation: [LOGISTIC, TANH, RELU, RELU6, LEAKY_RELU];
+    floor: [FLOOR];
     softmax: [SOFTMAX, LOG_SOFTMAX] + [SOFTMAX_INT8];
     cast: [CAST];
     reduce: [MEAN, SUM, REDUCE_MAX, ARG_MAX, ARG_MIN];
