@@ -41,7 +41,9 @@ impl<'a> Quantization<'a> {
         I64s::new(self.t.vector(self.buf, slot::ZERO_POINT).bytes(self.buf, 8))
     }
 
-    /// The dimension that per-channel scales run along (0 for per-tensor).
+    /// The dimension that per-channel scales run along, as stored (0 when absent). The loader
+    /// accepts a value outside the tensor's rank where it cannot matter: with one scale, and
+    /// on a rank-1 tensor (one axis to run along).
     #[must_use]
     pub fn quantized_dimension(&self) -> usize {
         usize::try_from(self.t.i32(self.buf, slot::QUANTIZED_DIMENSION, 0)).unwrap_or(0)

@@ -338,9 +338,9 @@ fn tensor_table(v: &mut Verifier<'_>, ctx: Ctx<'_>, t: Table) -> Result<(), Faul
         "Tensor.buffer",
         t.pos,
     )?;
-    if !v.string(t, tensor::slot::NAME, "Tensor.name")? {
-        return Err(v.err(ErrorKind::Missing, "Tensor.name", t.pos));
-    }
+    // Optional in the schema (TensorFlow Lite Micro's keyword_scrambled names none): a
+    // tensor without one reads as "".
+    v.string(t, tensor::slot::NAME, "Tensor.name")?;
     if let Some(q) = v.sub_table(t, tensor::slot::QUANTIZATION, "Tensor.quantization")? {
         quantization_table(v, q, shape)?;
     }
@@ -463,20 +463,29 @@ fn quantization_table(v: &mut Verifier<'_>, q: Table, shape: Vector) -> Result<(
         "QuantizationParameters.quantized_dimension",
     )?;
     let rank = shape.len;
-    let dim_ok = usize::try_from(dim).is_ok_and(|d| d < rank || (rank == 0 && d == 0));
-    if !dim_ok {
-        return Err(v.err(
-            ErrorKind::QuantizedDimension { dim, rank },
-            "QuantizationParameters.quantized_dimension",
-            q.pos,
-        ));
-    }
     let n = scale.len;
+    // The dimension names the axis of several scales. With one scale (per-tensor) it is
+    // meaningless, whatever it says. A rank-1 tensor has one axis to be per-channel along:
+    // TensorFlow Lite Micro's person_detect stores depthwise biases [C] with C scales and
+    // the filter's dimension 3, which TFLM runs (LiteRT refuses the file). Any other
+    // dimension outside the rank is an error.
+    let dim_ok = usize::try_from(dim).is_ok_and(|d| d < rank || (rank == 0 && d == 0));
+    let axis = match (dim_ok, n, rank) {
+        (true, _, _) => dim as usize,
+        (false, 0 | 1, _) | (false, _, 1) => 0,
+        (false, _, _) => {
+            return Err(v.err(
+                ErrorKind::QuantizedDimension { dim, rank },
+                "QuantizationParameters.quantized_dimension",
+                q.pos,
+            ));
+        }
+    };
     if n > 1 {
         let size = if rank == 0 {
             1
         } else {
-            u64::try_from(i32_at(v.buf, shape.start + 4 * dim as usize)).unwrap_or(0)
+            u64::try_from(i32_at(v.buf, shape.start + 4 * axis)).unwrap_or(0)
         };
         if n as u64 != size {
             return Err(v.err(
@@ -963,9 +972,8 @@ fn signature(
         let maps = v.vector(t, s, 4, f)?;
         for j in 0..maps.len {
             let m = v.table_in(maps, j, f)?;
-            if !v.string(m, map_slot::NAME, "TensorMap.name")? {
-                return Err(v.err(ErrorKind::Missing, "TensorMap.name", m.pos));
-            }
+            // Optional in the schema: an entry without one reads as "" (found by index).
+            v.string(m, map_slot::NAME, "TensorMap.name")?;
             let ti = v.u32(m, map_slot::TENSOR_INDEX, 0, "TensorMap.tensor_index")?;
             index(
                 v,

@@ -354,12 +354,17 @@ fn sparse_traversal_order_must_be_a_permutation() {
 }
 
 #[test]
-fn missing_tensor_names() {
+fn tensors_without_names_load() {
+    // As TensorFlow Lite Micro's keyword_scrambled: no tensor has a name (optional in the
+    // schema). They read as "".
     let mut spec = Spec::new();
-    spec.tensors[2].remove(tensor_slot::NAME);
-    let e = spec_err(&spec);
-    assert_eq!(e.kind, ErrorKind::Missing);
-    assert_eq!((e.field, e.location), ("Tensor.name", at_tensor(2)));
+    for t in &mut spec.tensors {
+        t.remove(tensor_slot::NAME);
+    }
+    let bytes = spec.build();
+    let model = Model::load(&bytes).expect("names are optional");
+    let graph = model.subgraph(0).unwrap();
+    assert!(graph.tensors().iter().all(|t| t.name().is_empty()));
 }
 
 fn quantized(scale: &[f32], zero: &[i64], dim: i32) -> Spec {
@@ -404,6 +409,48 @@ fn quantization_arrays_of_the_wrong_length() {
     assert_eq!(e.field, "QuantizationParameters.zero_point");
     let e = spec_err(&quantized(&[1.0; 2], &[0; 2], 2));
     assert_eq!(e.kind, ErrorKind::QuantizedDimension { dim: 2, rank: 2 });
+}
+
+#[test]
+fn a_dimension_outside_the_rank_is_an_error_only_where_it_matters() {
+    // One scale: per-tensor, the dimension means nothing.
+    assert!(Model::load(&quantized(&[0.5], &[0], 5).build()).is_ok());
+    assert!(Model::load(&quantized(&[0.5], &[0], -1).build()).is_ok());
+    // A rank-1 tensor with a scale per element, along its only axis whatever the dimension
+    // says: TensorFlow Lite Micro's person_detect stores depthwise biases [C] with C scales
+    // and the filter's dimension 3.
+    let mut spec = Spec::new();
+    spec.tensors[2].put(
+        tensor_slot::QUANTIZATION,
+        F::Off(Obj::Table(
+            T::new()
+                .obj(q_slot::SCALE, f32s(&[0.5, 0.25]))
+                .obj(q_slot::ZERO_POINT, i64s(&[0, 0]))
+                .i32(q_slot::QUANTIZED_DIMENSION, 3),
+        )),
+    );
+    assert!(Model::load(&spec.build()).is_ok());
+    // ... but not with another number of scales than its length.
+    spec.tensors[2].put(
+        tensor_slot::QUANTIZATION,
+        F::Off(Obj::Table(
+            T::new()
+                .obj(q_slot::SCALE, f32s(&[0.5, 0.25, 1.0]))
+                .obj(q_slot::ZERO_POINT, i64s(&[0, 0, 0]))
+                .i32(q_slot::QUANTIZED_DIMENSION, 3),
+        )),
+    );
+    let e = spec_err(&spec);
+    assert_eq!(
+        e.kind,
+        ErrorKind::QuantizationLength {
+            found: 3,
+            expected: 2
+        }
+    );
+    // Several scales on a rank-2 tensor along a dimension it lacks stays an error.
+    let e = spec_err(&quantized(&[1.0; 2], &[0; 2], 3));
+    assert_eq!(e.kind, ErrorKind::QuantizedDimension { dim: 3, rank: 2 });
 }
 
 #[test]
