@@ -96,7 +96,8 @@ pub enum ErrorKind {
         /// The operator code's `builtin_code`.
         code: i32,
     },
-    /// A custom op (only builtins run).
+    /// A custom op with no kernel registered for its name (or any custom op, without the
+    /// `custom-ops` feature).
     CustomOp,
     /// A tensor type the interpreter cannot hold (`RESOURCE`, `VARIANT`, sub-byte types).
     TensorType {
@@ -238,7 +239,7 @@ impl fmt::Display for InterpreterError {
             ErrorKind::UnknownOp { code } => {
                 write!(f, "builtin code {code}, an op newer than this schema")
             }
-            ErrorKind::CustomOp => f.write_str("custom ops are not run"),
+            ErrorKind::CustomOp => f.write_str("no kernel registered for this custom op"),
             ErrorKind::TensorType { dtype } => {
                 write!(f, "tensors of type {} are not supported", dtype.name())
             }

@@ -116,6 +116,13 @@ impl<'m> Prepare<'m> {
         T::from_options(self.operator.options_for(T::OP)).ok_or(WRONG_OPTIONS)
     }
 
+    /// A custom operator's options bytes (`custom_options`; a FlexBuffer for most: read it
+    /// with [`FlexValue`](crate::model::FlexValue)); empty when there are none.
+    #[must_use]
+    pub fn custom_options(&self) -> &'m [u8] {
+        self.operator.custom_options().unwrap_or(&[])
+    }
+
     /// Number of inputs (optional ones included).
     #[must_use]
     pub fn input_count(&self) -> usize {

@@ -51,7 +51,7 @@ mod tests;
 pub use error::{ErrorKind, InterpreterError, KernelError};
 pub use kernel::{Desc, Eval, Init, InitFn, Kernel, MAX_INPUTS, MAX_OUTPUTS, Prepare};
 pub use record::{MAX_DIMS, PARAMS_BYTES, Shape, dtype_of};
-pub use resolver::{AllOps, MutableOpResolver, OpResolver};
+pub use resolver::{AllOps, CustomKernel, MutableOpResolver, OpResolver};
 
 use tessera_core::plan::{Lifetime, PlanBuffer};
 use tessera_core::strings::{TfliteEncodeError, TfliteStrings, encode_tflite};

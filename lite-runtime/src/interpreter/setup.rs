@@ -222,6 +222,17 @@ pub(crate) fn kernel_for(
         .get(j)
         .ok_or(InterpreterError::new(ErrorKind::NoSubgraph))?;
     match op.builtin() {
+        #[cfg(feature = "custom-ops")]
+        Some(BuiltinOperator::Custom) => {
+            resolver
+                .find_custom(op.code().custom_code_bytes())
+                .ok_or(InterpreterError::at_op(
+                    ErrorKind::CustomOp,
+                    j,
+                    BuiltinOperator::Custom,
+                ))
+        }
+        #[cfg(not(feature = "custom-ops"))]
         Some(BuiltinOperator::Custom) => Err(InterpreterError::at_op(
             ErrorKind::CustomOp,
             j,

@@ -245,8 +245,94 @@ fn unknown_and_custom_ops_stop_set_up_at_their_operator() {
     assert_eq!((e.operator, e.op), (Some(1), Some(BuiltinOperator::Custom)));
     assert_eq!(
         std::format!("{e}"),
-        "operator 1 (CUSTOM): custom ops are not run"
+        "operator 1 (CUSTOM): no kernel registered for this custom op"
     );
+}
+
+/// A custom kernel registered by name runs where the model names it, reading its
+/// `custom_options` (a FlexBuffer); another name is not found.
+#[test]
+fn a_registered_custom_kernel_runs_with_its_options() {
+    use crate::model::FlexValue;
+    use crate::model::tests::builder::{F, bytes as fb_bytes};
+    use crate::model::tests::sample::{Spec, custom_opcode};
+    use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
+
+    #[derive(FromBytes, IntoBytes, KnownLayout, Immutable)]
+    #[repr(C)]
+    struct Scale(f32);
+
+    /// `y = a + scale * b`, `scale` from the options.
+    fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
+        let bad = KernelError::Mismatch {
+            what: "options without a scale",
+        };
+        let options = FlexValue::root(ctx.custom_options()).map_err(|_| bad)?;
+        let scale = options.as_map().and_then(|m| m.get("scale")).ok_or(bad)?;
+        ctx.set_params(&Scale(scale.as_f64().ok_or(bad)? as f32));
+        Ok(())
+    }
+    fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+        let Scale(k) = ctx.params();
+        let (a, b) = (ctx.input::<f32>(0)?, ctx.input::<f32>(1)?);
+        for ((y, a), b) in ctx.output::<f32>(0)?.iter_mut().zip(a).zip(b) {
+            *y = a + k * b;
+        }
+        Ok(())
+    }
+    static AXPY: CustomKernel = CustomKernel {
+        name: "Axpy",
+        kernel: Kernel {
+            op: BuiltinOperator::Custom,
+            prepare,
+            init: None,
+            eval,
+        },
+    };
+
+    // {"scale": 2.0}, as flatbuffers' flexbuffers.Dumps writes it.
+    let options = [
+        115u8, 99, 97, 108, 101, 0, 1, 7, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 64, 14, 5,
+        38, 1,
+    ];
+    assert!(FlexValue::root(&options).is_ok());
+    let mut spec = Spec::new();
+    spec.opcodes[1] = custom_opcode("Axpy");
+    const CUSTOM_OPTIONS: usize = 5; // the Operator table's slot
+    spec.operators[1].put(CUSTOM_OPTIONS, F::Off(fb_bytes(&options)));
+    let bytes = spec.build();
+    let model = Model::load(&bytes).unwrap();
+    let mut ops = MutableOpResolver::<2>::new();
+    ops.add(&kernels::FULLY_CONNECTED).unwrap();
+    ops.add_custom(&AXPY).unwrap();
+    let options = Options::default();
+    let mut arena = std::vec![0u8; Interpreter::required(&model, &ops, &options).unwrap()];
+    let mut it = Interpreter::new(model, &ops, &mut arena, &options).unwrap();
+    it.input::<f32>(0)
+        .unwrap()
+        .as_slice_mut()
+        .unwrap()
+        .copy_from_slice(&[1.0, 2.0, 3.0]);
+    it.invoke().unwrap();
+    let fc = it.tensor::<f32>(3).unwrap().as_slice().unwrap().to_vec();
+    let y = it.output::<f32>(0).unwrap().as_slice().unwrap().to_vec();
+    assert_eq!(y, [fc[0] * 3.0, fc[1] * 3.0]);
+
+    // Another name is not found.
+    let mut ops = MutableOpResolver::<2>::new();
+    ops.add(&kernels::FULLY_CONNECTED).unwrap();
+    static OTHER: CustomKernel = CustomKernel {
+        name: "Axpy2",
+        kernel: Kernel {
+            op: BuiltinOperator::Custom,
+            prepare,
+            init: None,
+            eval,
+        },
+    };
+    ops.add_custom(&OTHER).unwrap();
+    let e = Interpreter::required(&model, &ops, &Options::default()).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::CustomOp);
 }
 
 /// Every arena length up to what a model needs, at an aligned and a misaligned start, and the

@@ -53,6 +53,7 @@
 
 mod buffer;
 mod error;
+mod flexbuffer;
 mod list;
 mod operator;
 mod ops;
@@ -74,6 +75,7 @@ pub(crate) mod tests;
 
 pub use buffer::Buffer;
 pub use error::{ErrorKind, Location, ModelError};
+pub use flexbuffer::{FlexError, FlexMap, FlexType, FlexValue, FlexVector, TypedElement};
 pub use list::List;
 pub use operator::{Operator, OperatorCode};
 pub use ops::{BuiltinOperator, Op};

@@ -69,6 +69,16 @@ impl<'a> OperatorCode<'a> {
         BuiltinOperator::from_code(code).map_or(Op::Other(code), Op::Builtin)
     }
 
+    /// A custom op's `custom_code` as bytes (empty for a builtin), read without the UTF-8
+    /// check [`op`](Self::op) makes: what set-up compares with registered names.
+    #[must_use]
+    pub fn custom_code_bytes(&self) -> &'a [u8] {
+        let buf = self.ctx.buf;
+        self.t.field(buf, code_slot::CUSTOM_CODE).map_or(&[], |p| {
+            super::reader::string_bytes_at(buf, super::reader::follow(buf, p))
+        })
+    }
+
     /// The operator version (1 when absent).
     #[must_use]
     pub fn version(&self) -> i32 {

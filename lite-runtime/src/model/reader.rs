@@ -165,12 +165,16 @@ impl Table {
 /// The string at `pos` (its length word), trusted: checked by [`Verifier::string`]. Checked
 /// again for UTF-8 here instead of an `unsafe` unchecked conversion: names are short.
 pub(crate) fn str_at(buf: &[u8], pos: usize) -> &str {
+    core::str::from_utf8(string_bytes_at(buf, pos)).unwrap_or("")
+}
+
+/// The bytes of the string at `pos` (its length word), trusted, without the UTF-8 check
+/// (what a byte comparison needs).
+pub(crate) fn string_bytes_at(buf: &[u8], pos: usize) -> &[u8] {
     let len = u32_at(buf, pos) as usize;
-    let bytes = pos
-        .checked_add(4)
+    pos.checked_add(4)
         .and_then(|s| buf.get(s..s.checked_add(len)?))
-        .unwrap_or(&[]);
-    core::str::from_utf8(bytes).unwrap_or("")
+        .unwrap_or(&[])
 }
 
 /// A verified vector: where its elements start and how many there are.

@@ -32,39 +32,76 @@ mod proptest_config;
 mod row_major;
 
 use super::kernel::Kernel;
+use super::resolver::CustomKernel;
 
 /// The registry: one row per family, `family: [kernels in ALL] + [kernels left out of ALL]`.
 /// A row declares the family's module, re-exports its kernels and lists them in [`ALL`].
+/// Custom families (`custom { family if "feature": [KERNEL = "custom_code"]; }`) are built with
+/// their feature; without it each kernel is a stub whose set-up says which feature it needs,
+/// so a model naming it fails with that reason rather than "no kernel registered".
 macro_rules! kernels {
-    ($($family:ident: [$($kernel:ident),* $(,)?] $(+ [$($extra:ident),* $(,)?])?;)*) => {
+    (
+        builtin {$($family:ident: [$($kernel:ident),* $(,)?] $(+ [$($extra:ident),* $(,)?])?;)*}
+        custom {$($cfamily:ident if $feature:literal: [$($custom:ident = $name:literal),* $(,)?];)*}
+    ) => {
         $(
             mod $family;
             pub use $family::{$($kernel,)* $($($extra,)*)?};
         )*
+        $(
+            #[cfg(feature = $feature)]
+            mod $cfamily;
+            #[cfg(feature = $feature)]
+            pub use $cfamily::{$($custom,)*};
+            $(
+                #[cfg(not(feature = $feature))]
+                #[doc = concat!("`", $name, "`: built without the `", $feature, "` feature.")]
+                pub static $custom: CustomKernel = CustomKernel {
+                    name: $name,
+                    kernel: Kernel {
+                        op: crate::model::BuiltinOperator::Custom,
+                        prepare: |_| {
+                            Err(crate::interpreter::KernelError::Unsupported {
+                                what: concat!("custom op ", $name, " (built without the `",
+                                    $feature, "` feature)"),
+                            })
+                        },
+                        init: None,
+                        eval: |_| Ok(()),
+                    },
+                };
+            )*
+        )*
 
         /// Every kernel, for [`AllOps`](super::AllOps) (the `_INT8` registrations excepted:
-        /// each op has one kernel here).
-        pub static ALL: &[&Kernel] = &[$($(&$kernel,)*)*];
+        /// each op has one kernel here), the custom ones last.
+        pub static ALL: &[&Kernel] = &[$($(&$kernel,)*)* $($(&$custom.kernel,)*)*];
+
+        /// The custom kernels tessera ships (stubs for the features not built).
+        pub static CUSTOM: &[&CustomKernel] = &[$($(&$custom,)*)*];
     };
 }
 
 kernels! {
-    fully_connected: [FULLY_CONNECTED] + [FULLY_CONNECTED_INT8];
-    reshape: [RESHAPE, SQUEEZE, EXPAND_DIMS];
-    binary: [
-        ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, EQUAL,
-        NOT_EQUAL, SELECT, SELECT_V2,
-    ];
-    activation: [LOGISTIC, TANH, RELU, RELU6, LEAKY_RELU];
-    floor: [FLOOR];
-    softmax: [SOFTMAX, LOG_SOFTMAX] + [SOFTMAX_INT8];
-    cast: [CAST];
-    reduce: [MEAN, SUM, REDUCE_MAX, ARG_MAX, ARG_MIN];
-    shape: [CONCATENATION, SLICE, STRIDED_SLICE, TRANSPOSE, PACK, UNPACK, SHAPE, FILL];
-    gather: [GATHER, EMBEDDING_LOOKUP];
-    sparse: [DENSIFY];
-    conv: [CONV_2D, DEPTHWISE_CONV_2D] + [CONV_2D_INT8, DEPTHWISE_CONV_2D_INT8];
-    pool: [AVERAGE_POOL_2D, MAX_POOL_2D] + [AVERAGE_POOL_2D_INT8, MAX_POOL_2D_INT8];
-    quantize: [QUANTIZE, DEQUANTIZE];
-    pad: [PAD, PADV2];
+    builtin {
+        fully_connected: [FULLY_CONNECTED] + [FULLY_CONNECTED_INT8];
+        reshape: [RESHAPE, SQUEEZE, EXPAND_DIMS];
+        binary: [
+            ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, EQUAL,
+            NOT_EQUAL, SELECT, SELECT_V2,
+        ];
+        activation: [LOGISTIC, TANH, RELU, RELU6, LEAKY_RELU];
+        floor: [FLOOR];
+        softmax: [SOFTMAX, LOG_SOFTMAX] + [SOFTMAX_INT8];
+        cast: [CAST];
+        reduce: [MEAN, SUM, REDUCE_MAX, ARG_MAX, ARG_MIN];
+        shape: [CONCATENATION, SLICE, STRIDED_SLICE, TRANSPOSE, PACK, UNPACK, SHAPE, FILL];
+        gather: [GATHER, EMBEDDING_LOOKUP];
+        sparse: [DENSIFY];
+        conv: [CONV_2D, DEPTHWISE_CONV_2D] + [CONV_2D_INT8, DEPTHWISE_CONV_2D_INT8];
+        pool: [AVERAGE_POOL_2D, MAX_POOL_2D] + [AVERAGE_POOL_2D_INT8, MAX_POOL_2D_INT8];
+        quantize: [QUANTIZE, DEQUANTIZE];
+        pad: [PAD, PADV2];
+    }
+    custom {}
 }
