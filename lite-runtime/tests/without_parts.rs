@@ -207,8 +207,14 @@ fn every_arena_length_says_truly_how_much_it_needs() {
                 let mut got = len;
                 while let Err((needed, available)) = set_up(&mut buf[start..start + got]) {
                     assert_eq!(available, got);
-                    assert!(needed > got && needed <= required, "{needed}, {got} at +{shift}");
-                    assert!(!cfg!(feature = "std") || got == len, "std's figure suffices");
+                    assert!(
+                        needed > got && needed <= required,
+                        "{needed}, {got} at +{shift}"
+                    );
+                    assert!(
+                        !cfg!(feature = "std") || got == len,
+                        "std's figure suffices"
+                    );
                     got = needed;
                 }
             }

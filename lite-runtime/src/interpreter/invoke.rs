@@ -2,10 +2,10 @@
 //! region as writable slices, the rest stays readable for its inputs, and its kernel's `eval`
 //! runs. Nothing is allocated, and the flatbuffer is not read.
 
-use super::{Interpreter, cast};
 use super::error::{ErrorKind, InterpreterError, KernelError};
 use super::kernel::{Eval, Kernel, MAX_OUTPUTS};
 use super::record::{OpRecord, Place, TensorRecord};
+use super::{Interpreter, cast};
 
 /// Writable pieces: the outputs, then the scratch.
 const CUTS: usize = MAX_OUTPUTS + 1;

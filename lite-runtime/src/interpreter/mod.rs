@@ -246,8 +246,8 @@ impl<'m, 'a> Interpreter<'m, 'a> {
             let to_start = (records_bytes.saturating_add(ALIGN - 1) & !(ALIGN - 1))
                 .saturating_add(table_bytes);
             #[cfg(feature = "std")]
-            let needed = Self::required(&model, resolver, options)
-                .map_or(to_start, |n| n - (ALIGN - 1));
+            let needed =
+                Self::required(&model, resolver, options).map_or(to_start, |n| n - (ALIGN - 1));
             #[cfg(not(feature = "std"))]
             let needed = to_start;
             return Err(too_small(needed));
@@ -617,8 +617,8 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         if T::DTYPE == tessera_core::tensor::DType::Bool {
             bytes.iter_mut().for_each(|b| *b &= 1);
         }
-        let slice = cast::slice_of_mut(bytes)
-            .ok_or(InterpreterError::at_tensor(ErrorKind::TooLarge, t))?;
+        let slice =
+            cast::slice_of_mut(bytes).ok_or(InterpreterError::at_tensor(ErrorKind::TooLarge, t))?;
         TensorViewMut::new(slice, shape.dims())
             .map_err(|_| InterpreterError::at_tensor(ErrorKind::Shape, t))
     }
