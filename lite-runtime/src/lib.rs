@@ -26,6 +26,4 @@ pub mod dataset;
 pub mod interpreter;
 pub mod model;
 #[cfg(feature = "std")]
-pub mod npy;
-#[cfg(feature = "std")]
 pub mod pipeline;

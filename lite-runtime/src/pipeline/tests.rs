@@ -65,9 +65,14 @@ fn the_bundled_model_predicts_what_litert_does() {
         Some(&mut p),
     )
     .unwrap();
-    let litert = crate::npy::Npy::parse(DEMO_PREDICTIONS).unwrap();
+    let litert = tessera_core::npy::NpyView::parse(DEMO_PREDICTIONS).unwrap();
     assert_eq!(r.predictions.len(), 1024);
-    for (i, (g, w)) in r.predictions.iter().zip(litert.data.chunks(4)).enumerate() {
+    for (i, (g, w)) in r
+        .predictions
+        .iter()
+        .zip(litert.data().chunks(4))
+        .enumerate()
+    {
         let w = f32::from_le_bytes(w.try_into().unwrap());
         assert!(
             (g - w).abs() <= 1e-5 + 1e-5 * w.abs(),

@@ -14,10 +14,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::{Arg, ArgAction, ArgMatches, Command};
+use tessera_core::npy::{NpyType, NpyView, npy_header_len, write_npy_header};
 use tessera_lite::dataset::MemoryBudget;
-use tessera_lite::interpreter::{AllOps, Interpreter, Options};
+use tessera_lite::interpreter::{AllOps, Interpreter, Options, dtype_of};
 use tessera_lite::model::{Model, TensorType};
-use tessera_lite::npy::{Npy, NpyType};
 
 use crate::failure::Failure;
 use crate::numbers;
@@ -222,7 +222,8 @@ fn set_inputs(a: &ArgMatches, it: &mut Interpreter<'_, '_>, model: &Path) -> Res
             Failure::file(model, format!("no input '{key}'"))
                 .hint("give the input's position (0, 1, ...) or its tensor or signature name")
         })?;
-        let npy = Npy::parse(&read_bounded(&file)?).map_err(|e| Failure::file(&file, e))?;
+        let bytes = read_bounded(&file)?;
+        let npy = NpyView::parse(&bytes).map_err(|e| Failure::file(&file, e))?;
         fill_input(it, i, &npy).map_err(|what| Failure::file(&file, what))?;
     }
     Ok(())
@@ -250,83 +251,93 @@ fn input_position(it: &Interpreter<'_, '_>, key: &str) -> Option<usize> {
     sigs.iter().find_map(|s| it.signature_input(s.key(), key))
 }
 
-fn fill_input(it: &mut Interpreter<'_, '_>, i: usize, npy: &Npy) -> Result<(), String> {
+/// The `.npy` type of a tensor type, if numpy has one (not strings: their width depends on
+/// the strings).
+fn npy_type(t: TensorType) -> Option<NpyType> {
+    dtype_of(t).map(NpyType::from)
+}
+
+fn fill_input(it: &mut Interpreter<'_, '_>, i: usize, npy: &NpyView<'_>) -> Result<(), String> {
     let t = it.input_tensor(i).map_err(|e| e.to_string())?;
     let ty = it.tensor_type(t).map_err(|e| e.to_string())?;
     let shape = it.tensor_shape(t).map_err(|e| e.to_string())?;
-    if shape.dims() != &npy.shape[..] {
+    if shape.dims() != npy.shape() {
         return Err(format!(
             "shape {:?}, input {i} has shape {:?}",
-            npy.shape,
+            npy.shape(),
             shape.dims()
         ));
     }
     if ty == TensorType::String {
-        if !matches!(npy.dtype, NpyType::Bytes(_)) {
+        if !matches!(npy.dtype(), NpyType::Bytes(_)) {
             return Err(format!(
                 "holds {:?}, input {i} holds strings (S<n>)",
-                npy.dtype
+                npy.dtype()
             ));
         }
         let strings: Vec<&[u8]> = npy.strings().collect();
         return it.set_input_strings(i, strings).map_err(|e| e.to_string());
     }
-    if NpyType::of(ty) != Some(npy.dtype) {
-        return Err(format!("holds {}, input {i} holds {ty}", npy.dtype.descr()));
+    if npy_type(ty) != Some(npy.dtype()) {
+        return Err(format!("holds {}, input {i} holds {ty}", npy.dtype()));
     }
     let dst = it.input_bytes_mut(i).map_err(|e| e.to_string())?;
-    if dst.len() != npy.data.len() {
+    if dst.len() != npy.data().len() {
         return Err(format!(
             "{} bytes, input {i} takes {}",
-            npy.data.len(),
+            npy.data().len(),
             dst.len()
         ));
     }
-    dst.copy_from_slice(&npy.data);
-    npy.dtype.swap_to_host(dst);
+    dst.copy_from_slice(npy.data());
+    npy.dtype().swap_to_host(dst);
     Ok(())
 }
 
-/// Output `j` as a `.npy` array (strings as `S<n>`, `n` the longest).
-fn output_npy(it: &Interpreter<'_, '_>, j: usize) -> Result<Npy, String> {
+/// Output `j` as a whole `.npy` file (strings as `S<n>`, `n` the longest).
+fn output_npy(it: &Interpreter<'_, '_>, j: usize) -> Result<Vec<u8>, String> {
     let t = it.output_tensor(j).map_err(|e| e.to_string())?;
     let ty = it.tensor_type(t).map_err(|e| e.to_string())?;
-    let shape = it
-        .tensor_shape(t)
-        .map_err(|e| e.to_string())?
-        .dims()
-        .to_vec();
+    let shape = it.tensor_shape(t).map_err(|e| e.to_string())?;
+    let shape = shape.dims();
     if ty == TensorType::String {
         let strings = it.output_strings(j).map_err(|e| e.to_string())?;
         let n = strings.iter().map(<[u8]>::len).max().unwrap_or(0).max(1);
-        let mut data = Vec::with_capacity(n * strings.len());
+        let dtype = NpyType::Bytes(n);
+        let mut file = npy_header(dtype, shape)?;
+        file.reserve(n * strings.len());
         for s in strings.iter() {
-            data.extend_from_slice(s);
-            data.resize(data.len() + n - s.len(), 0);
+            file.extend_from_slice(s);
+            file.resize(file.len() + n - s.len(), 0);
         }
-        return Ok(Npy {
-            dtype: NpyType::Bytes(n),
-            shape,
-            data,
-        });
+        return Ok(file);
     }
-    let dtype = NpyType::of(ty).ok_or_else(|| format!("output {j}: {ty} cannot be written"))?;
-    let mut data = it.output_bytes(j).map_err(|e| e.to_string())?.to_vec();
-    dtype.swap_to_host(&mut data); // host to little-endian: the same swap
-    Ok(Npy { dtype, shape, data })
+    let dtype = npy_type(ty).ok_or_else(|| format!("output {j}: {ty} cannot be written"))?;
+    let mut file = npy_header(dtype, shape)?;
+    let start = file.len();
+    file.extend_from_slice(it.output_bytes(j).map_err(|e| e.to_string())?);
+    dtype.swap_to_host(&mut file[start..]); // host to little-endian: the same swap
+    Ok(file)
 }
 
-fn preview(npy: &Npy) -> String {
+/// A `.npy` header for `dtype` and `shape`, for the data to be appended to.
+fn npy_header(dtype: NpyType, shape: &[usize]) -> Result<Vec<u8>, String> {
+    let mut header = vec![0u8; npy_header_len(dtype, shape)];
+    write_npy_header(dtype, shape, &mut header).map_err(|e| e.to_string())?;
+    Ok(header)
+}
+
+fn preview(npy: &NpyView<'_>) -> String {
     const SHOWN: usize = 8;
-    let size = npy.dtype.size().max(1);
-    let items: Vec<String> = match npy.dtype {
+    let size = npy.dtype().size().max(1);
+    let items: Vec<String> = match npy.dtype() {
         NpyType::Bytes(_) => npy
             .strings()
             .take(SHOWN)
             .map(|s| format!("{:?}", String::from_utf8_lossy(s)))
             .collect(),
         t => npy
-            .data
+            .data()
             .chunks_exact(size)
             .take(SHOWN)
             .map(|c| scalar(t, c))
@@ -381,7 +392,8 @@ fn run_model(a: &ArgMatches, out: &mut Out) -> Result<(), Failure> {
         took.as_secs_f64() * 1e6
     )?;
     for j in 0..it.output_count() {
-        let npy = output_npy(&it, j).map_err(|e| Failure::file(path, e))?;
+        let file = output_npy(&it, j).map_err(|e| Failure::file(path, e))?;
+        let npy = NpyView::parse(&file).map_err(|e| Failure::file(path, e))?;
         let name = it
             .output_tensor(j)
             .ok()
@@ -390,13 +402,13 @@ fn run_model(a: &ArgMatches, out: &mut Out) -> Result<(), Failure> {
         writeln!(
             out,
             "out{j} {name} {} {:?} {}",
-            npy.dtype.descr(),
-            npy.shape,
+            npy.dtype(),
+            npy.shape(),
             preview(&npy)
         )?;
         if let Some(d) = dir {
-            let file = d.join(format!("out{j}.npy"));
-            std::fs::write(&file, npy.to_bytes()).map_err(|e| Failure::file(&file, e))?;
+            let dest = d.join(format!("out{j}.npy"));
+            std::fs::write(&dest, &file).map_err(|e| Failure::file(&dest, e))?;
         }
     }
     Ok(())

@@ -4,10 +4,10 @@ use std::io::Write;
 use std::time::Duration;
 
 use clap::{Arg, ArgMatches};
+use tessera_core::npy::NpyView;
 use tessera_lite::ctr::{self, Predictor};
 use tessera_lite::interpreter::{AllOps, Interpreter, Options};
 use tessera_lite::model::Model;
-use tessera_lite::npy::Npy;
 use tessera_lite::pipeline::{
     DEMO_CONFIG, DEMO_NORM, DEMO_PREDICTIONS, DEMO_VOCAB, demo_table, run as run_pipeline,
 };
@@ -102,11 +102,11 @@ pub fn run(m: &ArgMatches, out: &mut Out) -> Result<(), Failure> {
         "  pooled: embedding-bag sum over a {DEMO_VOCAB} x {dim} table -> {rows} x {dim}, sum of outputs {:.4}",
         r.pooled_sum
     )?;
-    let litert = Npy::parse(DEMO_PREDICTIONS).map_err(|e| bundled(&e))?;
+    let litert = NpyView::parse(DEMO_PREDICTIONS).map_err(|e| bundled(&e))?;
     let worst = r
         .predictions
         .iter()
-        .zip(litert.data.chunks_exact(4))
+        .zip(litert.data().chunks_exact(4))
         .map(|(g, w)| (g - f32::from_le_bytes([w[0], w[1], w[2], w[3]])).abs())
         .fold(0f32, f32::max);
     let clicks = r.predictions.iter().filter(|&&p| p >= 0.5).count();

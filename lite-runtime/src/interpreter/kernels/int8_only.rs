@@ -10,7 +10,7 @@ use std::vec::Vec;
 use super::*;
 use crate::interpreter::{AllOps, ErrorKind, Interpreter, MutableOpResolver, OpResolver, Options};
 use crate::model::{BuiltinOperator, Model};
-use crate::npy::Npy;
+use tessera_core::npy::NpyView;
 
 /// Every `_INT8` kernel.
 const INT8: [&Kernel; 6] = [
@@ -46,7 +46,7 @@ fn outputs(name: &str, ops: &dyn OpResolver) -> Vec<Vec<u8>> {
     let input = fixture(&std::format!("{name}.in0.npy"));
     it.input_bytes_mut(0)
         .unwrap()
-        .copy_from_slice(&Npy::parse(&input).unwrap().data);
+        .copy_from_slice(NpyView::parse(&input).unwrap().data());
     it.invoke().unwrap();
     (0..it.output_count())
         .map(|j| it.output_bytes(j).unwrap().to_vec())

@@ -268,12 +268,12 @@ proptest! {
 #[cfg(all(feature = "std", not(miri)))]
 #[test]
 fn ops_elementwise_fixture_unary_outputs() {
-    use crate::npy::Npy;
+    use tessera_core::npy::NpyView;
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/models");
     let load = |name: &str| -> Vec<f32> {
         let bytes = std::fs::read(dir.join(format!("ops_elementwise.{name}.npy"))).unwrap();
-        let npy = Npy::parse(&bytes).unwrap();
-        npy.data
+        let npy = NpyView::parse(&bytes).unwrap();
+        npy.data()
             .chunks_exact(4)
             .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
             .collect()
