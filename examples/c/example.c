@@ -330,9 +330,9 @@ static void run_ctr(TesseraInterpreter *it, const Ctr *ctr, const char *norm_pat
 int main(int argc, char **argv) {
   /* With no arguments: the bundled CTR model on the bundled dataset, checked against the
    * predictions the host computed (run from the repository root). */
-  const char *model_path = "lite-runtime/data/ctr_b4.tflite";
-  const char *norm_path = "lite-runtime/data/demo.norm";
-  const char *expected_path = "lite-runtime/data/ctr_b4.demo_predictions.npy";
+  const char *model_path = "lite-runtime/cli/demo/ctr_b4.tflite";
+  const char *norm_path = "lite-runtime/cli/demo/demo.norm";
+  const char *expected_path = "lite-runtime/cli/demo/ctr_b4.demo_predictions.npy";
   if (argc > 1) {
     model_path = argv[1];
     norm_path = argc > 2 ? argv[2] : NULL;

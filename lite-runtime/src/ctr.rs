@@ -1,7 +1,7 @@
 //! The bundled CTR model's inputs from a CSR sample batch: HugeCTR's data path feeding a
 //! TensorFlow Lite model, with no copy of the batch and no allocation (firmware uses it too).
 //!
-//! The model (`data/ctr_b4.tflite`, made by TensorFlow's converter: see
+//! The model (`lite-runtime/cli/demo/ctr_b4.tflite`, made by TensorFlow's converter: see
 //! `tests/fixtures/models/README.md`) takes, for `B` samples of the bundled dataset:
 //!
 //! - `keys`: int32 `[B, 26, 3]`, slot `s`'s `i`-th key as `key - 400 s + 1`, and 0 past the
@@ -31,7 +31,7 @@ pub const MODEL_BATCH: usize = 4;
 #[repr(C, align(16))]
 struct Aligned<B: ?Sized>(B);
 
-static MODEL_BYTES: &Aligned<[u8]> = &Aligned(*include_bytes!("../data/ctr_b4.tflite"));
+static MODEL_BYTES: &Aligned<[u8]> = &Aligned(*include_bytes!("../cli/demo/ctr_b4.tflite"));
 
 /// The bundled model (batch [`MODEL_BATCH`]; a copy of `tests/fixtures/models/ctr_b4.tflite`),
 /// on a 16-byte boundary so that its constants are read in place.

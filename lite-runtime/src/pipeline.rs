@@ -14,10 +14,10 @@ use tessera_core::data::{
 use crate::ctr::{PredictError, Predictor};
 use crate::dataset::{MemoryBudget, MemoryError};
 
-/// The bundled dataset (`lite-runtime/data/demo.norm`, written by `make_demo.py` there):
+/// The bundled dataset (`lite-runtime/cli/demo/demo.norm`, written by `make_demo.py` there):
 /// 1 024 Criteo-shaped samples — 1 label, 13 dense features, 26 slots of 1 to 3 `u32` keys,
 /// slot `s` drawing from keys `400 s .. 400 (s + 1)` — with checksums.
-pub const DEMO_NORM: &[u8] = include_bytes!("../data/demo.norm");
+pub const DEMO_NORM: &[u8] = include_bytes!("../cli/demo/demo.norm");
 
 /// How [`DEMO_NORM`] is read.
 pub const DEMO_CONFIG: NormConfig = NormConfig::new(Dims::new(1, 13, 26), 3).with_check(Check::Sum);
@@ -25,7 +25,7 @@ pub const DEMO_CONFIG: NormConfig = NormConfig::new(Dims::new(1, 13, 26), 3).wit
 /// LiteRT's predictions for [`DEMO_NORM`]'s samples with the bundled CTR model
 /// ([`ctr::model`](crate::ctr::model)), float32 `[1024]` in file order, as a `.npy` file:
 /// the main job checks its own against them.
-pub const DEMO_PREDICTIONS: &[u8] = include_bytes!("../data/ctr_b4.demo_predictions.npy");
+pub const DEMO_PREDICTIONS: &[u8] = include_bytes!("../cli/demo/ctr_b4.demo_predictions.npy");
 
 /// Keys in [`DEMO_NORM`]: 26 slots of 400.
 pub const DEMO_VOCAB: usize = 26 * 400;

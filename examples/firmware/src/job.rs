@@ -12,7 +12,7 @@ use tessera_lite::model::{Model, ModelError};
 
 /// The bundled dataset: 1 024 Criteo-shaped samples (1 label, 13 dense, 26 slots of 1 to 3
 /// `u32` keys) in HugeCTR's Norm format with checksums, kept in flash.
-pub static DEMO_NORM: &[u8] = include_bytes!("../../../lite-runtime/data/demo.norm");
+pub static DEMO_NORM: &[u8] = include_bytes!("../../../lite-runtime/cli/demo/demo.norm");
 
 /// How the dataset is read.
 pub const CONFIG: NormConfig = NormConfig::new(Dims::new(1, 13, 26), 3).with_check(Check::Sum);

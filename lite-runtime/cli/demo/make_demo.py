@@ -4,7 +4,7 @@
 checksums (error_check = 1: every record framed as [int32 length][payload][uint8 sum]).
 
 Pure Python (struct + random with a fixed seed), so the file is reproducible anywhere:
-    python3 lite-runtime/data/make_demo.py
+    python3 lite-runtime/cli/demo/make_demo.py
 """
 import os
 import random
