@@ -6,7 +6,7 @@ use std::process::{Command, Output};
 /// A file or directory of `tests/fixtures/data`.
 pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/data")
+        .join("../../tests/fixtures/data")
         .join(name)
 }
 

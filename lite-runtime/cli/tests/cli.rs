@@ -108,7 +108,7 @@ fn convert_writes_the_norm_file() {
 #[test]
 fn model_inspect_prints_the_seal() {
     let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/models/kws_int8.tflite");
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/models/kws_int8.tflite");
     let o = tessera(&["model", "inspect", path.to_str().unwrap()]);
     let out = stdout(&o);
     assert!(o.status.success(), "{out}");

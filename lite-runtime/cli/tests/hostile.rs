@@ -105,13 +105,13 @@ const ARG_CASES: &[&[&str]] = &[
 /// workspace root, where CI runs), else the build cargo made for this test.
 fn bin() -> PathBuf {
     match std::env::var_os("TESSERA_BIN") {
-        Some(p) => Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(p),
+        Some(p) => Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(p),
         None => PathBuf::from(env!("CARGO_BIN_EXE_tessera")),
     }
 }
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/data")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/data")
 }
 
 /// What one run did.
@@ -282,9 +282,9 @@ fn fixture_files() -> Vec<PathBuf> {
             }
         }
     }
-    files.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("cli/demo/demo.norm"));
+    files.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("demo/demo.norm"));
     // The smallest models (the model loader's fuzz target covers the rest).
-    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/models");
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/models");
     for e in std::fs::read_dir(models).into_iter().flatten().flatten() {
         let p = e.path();
         let small = p.metadata().is_ok_and(|m| m.len() <= 2048);
@@ -402,7 +402,7 @@ fn fixed_cases_never_panic_abort_or_hang() {
         cases.push((fill(&row, &p, &tmp, &out, &tmp), false));
     }
     // A closed stdout: every command that prints.
-    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("cli/demo/demo.norm");
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("demo/demo.norm");
     for row in [
         &["dataset", "inspect", "{file}"][..],
         &["--seconds", "0"],
@@ -454,7 +454,7 @@ fn the_issue_cases_say_what_and_where() {
     let path = |p: PathBuf| p.into_os_string();
 
     // 1. A closed pipe: quiet, with cat's status.
-    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("cli/demo/demo.norm");
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("demo/demo.norm");
     let r = run(vec![os("dataset"), os("inspect"), path(demo)], true);
     assert!(r.fault().is_none(), "{:?}", r.fault());
     assert!(matches!(r.status.and_then(|s| s.code()), Some(0 | 141)));
