@@ -17,6 +17,8 @@
 //! (signatures excepted: a model reads as having none).
 #![cfg_attr(not(feature = "std"), no_std)]
 
+#[cfg(feature = "std")]
+pub mod buffers;
 #[cfg(feature = "signatures")]
 pub mod ctr;
 #[cfg(feature = "std")]

@@ -11,8 +11,8 @@ use tessera_core::data::{
     SampleBatch, Status, embedding_bag,
 };
 
+use crate::buffers::{MemoryBudget, MemoryError};
 use crate::ctr::{PredictError, Predictor};
-use crate::dataset::{MemoryBudget, MemoryError};
 
 /// The bundled dataset (`lite-runtime/cli/demo/demo.norm`, written by `make_demo.py` there):
 /// 1 024 Criteo-shaped samples — 1 label, 13 dense features, 26 slots of 1 to 3 `u32` keys,

@@ -11,7 +11,8 @@ use std::thread;
 
 use tessera_core::cursor::RowCursor;
 use tessera_core::data::{BatchSource, Check, Dims, NormConfig, NormEncoder, SampleCursor};
-use tessera_lite::cursor_set::{BatchBuffers, BufferPool, CursorSet, CursorSetConfig};
+use tessera_lite::buffers::BatchBuffers;
+use tessera_lite::cursor_set::{BufferPool, CursorSet, CursorSetConfig};
 use tessera_lite::dataset::{DatasetPlan, IoMode, ParquetConfig};
 
 #[path = "support/counting_alloc.rs"]

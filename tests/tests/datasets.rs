@@ -9,7 +9,7 @@ use serde_json::Value;
 use tessera_core::data::{
     BatchSource, Check, DataError, DataErrorKind, Dims, ErrorPolicy, Key, NormConfig, RawConfig,
 };
-use tessera_lite::cursor_set::BatchBuffers;
+use tessera_lite::buffers::BatchBuffers;
 use tessera_lite::dataset::{
     ConvertOptions, DatasetError, DatasetPlan, DatasetSource, FileList, FileListErrorKind, IoMode,
     ParquetConfig, RowErrorKind, SchemaErrorKind, convert_to_norm,

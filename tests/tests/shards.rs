@@ -10,7 +10,8 @@ use tessera_core::data::{
     BatchError, BatchSource, Check, DataErrorKind, Dims, NormConfig, NormEncoder, RawConfig,
     SampleCursor,
 };
-use tessera_lite::cursor_set::{BatchBuffers, CursorSet, CursorSetConfig};
+use tessera_lite::buffers::BatchBuffers;
+use tessera_lite::cursor_set::{CursorSet, CursorSetConfig};
 use tessera_lite::dataset::{DatasetError, DatasetPlan, IoMode, ParquetConfig, Shard, ShardError};
 
 const DIMS: Dims = Dims::new(1, 2, 3);

@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 
 use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
 use tessera_core::data::{Check, DataErrorKind, Dims, ErrorPolicy, Key, NormConfig, RawConfig};
+use tessera_lite::buffers::MemoryBudget;
 use tessera_lite::dataset::{
-    ConvertOptions, DatasetError, DatasetPlan, FileList, IoMode, MemoryBudget, NormFileHeader,
-    ParquetConfig, ParquetReader, ReadStats, Shard, Summary, convert_to_norm, parquet_footer,
-    summarize,
+    ConvertOptions, DatasetError, DatasetPlan, FileList, IoMode, NormFileHeader, ParquetConfig,
+    ParquetReader, ReadStats, Shard, Summary, convert_to_norm, parquet_footer, summarize,
 };
 
 use crate::failure::Failure;

@@ -4,10 +4,10 @@ use std::fmt;
 
 use tessera_core::data::BatchError;
 
-use crate::dataset::MemoryError;
+use crate::buffers::{BuffersError, MemoryError};
 
-/// Why [`CursorSet::spawn`](super::CursorSet::spawn) or
-/// [`BatchBuffers::new`](super::BatchBuffers::new) failed. Errors while reading come later,
+/// Why [`CursorSet::spawn`](super::CursorSet::spawn) or its buffers failed (the variants of
+/// a [`BuffersError`] and a thread the system refused). Errors while reading come later,
 /// through the set's [`BatchSource`](tessera_core::data::BatchSource) side, as `DataError`s.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -18,7 +18,7 @@ pub enum CursorSetError {
     /// The buffer sizes overflow `usize`, or the allocator refused them.
     Memory,
     /// The buffers would take more than the memory budget allows
-    /// ([`BatchBuffers::with_budget`](super::BatchBuffers::with_budget)).
+    /// ([`BatchBuffers::with_budget`](crate::buffers::BatchBuffers::with_budget)).
     Budget(MemoryError),
     /// The operating system refused a worker thread.
     Thread(std::io::Error),
@@ -42,6 +42,16 @@ impl std::error::Error for CursorSetError {
             Self::Memory => None,
             Self::Budget(e) => Some(e),
             Self::Thread(e) => Some(e),
+        }
+    }
+}
+
+impl From<BuffersError> for CursorSetError {
+    fn from(e: BuffersError) -> Self {
+        match e {
+            BuffersError::Batch(e) => Self::Batch(e),
+            BuffersError::Memory => Self::Memory,
+            BuffersError::Budget(e) => Self::Budget(e),
         }
     }
 }

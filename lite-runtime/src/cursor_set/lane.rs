@@ -6,10 +6,10 @@ use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
 
 use tessera_core::data::{BatchInfo, BatchSource, DataError, DataErrorKind, Key};
 
-use super::buffers::BatchBuffers;
 use super::pool::BufferPool;
 use super::spawn::Handle;
 use super::worker::{Msg, next_message};
+use crate::buffers::BatchBuffers;
 
 /// Where something stands in the consolidated order: before everything of a higher
 /// `batch`, and at equal `batch` by `rank`.

@@ -15,9 +15,9 @@
 //!   [`DatasetPlan::partition`](crate::dataset::DatasetPlan::partition).
 //! - [`partition_cursors`]: the partitions' cursors themselves, unmerged, for consumers that do
 //!   not need the serial order (each cursor's batch numbers rise; the cursors share none).
-//! - [`BatchBuffers`]: the owned memory of one batch, which can cross threads.
-//! - [`BufferPool`]: batch buffers kept from one set to the next (one set per epoch
-//!   allocates its buffers once, not every epoch).
+//! - [`BufferPool`]: batch buffers ([`BatchBuffers`](crate::buffers::BatchBuffers), the
+//!   owned memory of one batch, which can cross threads) kept from one set to the next (one
+//!   set per epoch allocates its buffers once, not every epoch).
 //!
 //! Once running, neither the workers nor the consumer allocate: batches travel as owned
 //! buffers through bounded channels and come back to be refilled. A decoding error or a
@@ -28,7 +28,8 @@
 //! use std::thread;
 //! use tessera_core::cursor::RowCursor;
 //! use tessera_core::data::{Check, Dims, NormConfig, NormEncoder, NormSlice, SampleCursor};
-//! use tessera_lite::cursor_set::{BatchBuffers, CursorSet, CursorSetConfig};
+//! use tessera_lite::buffers::BatchBuffers;
+//! use tessera_lite::cursor_set::{CursorSet, CursorSetConfig};
 //!
 //! let config = NormConfig::new(Dims::new(1, 0, 2), 2).with_check(Check::Sum);
 //! let enc = NormEncoder::<u32>::new(config);
@@ -72,7 +73,6 @@
 //! });
 //! ```
 
-mod buffers;
 mod config;
 mod cursor;
 mod error;
@@ -85,7 +85,6 @@ mod spawn;
 mod tests;
 mod worker;
 
-pub use buffers::BatchBuffers;
 pub use config::CursorSetConfig;
 pub use cursor::SetCursor;
 pub use error::CursorSetError;

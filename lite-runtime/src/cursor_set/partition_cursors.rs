@@ -4,7 +4,7 @@
 
 use tessera_core::data::{BatchError, BatchSource, Key, SampleCursor};
 
-use super::buffers::BatchBuffers;
+use crate::buffers::BatchBuffers;
 
 /// One [`SampleCursor`] per buffer in `buffers`: cursor `w` of `n = buffers.len()` reads
 /// `make_source(w, n)` into `buffers[w]`.
@@ -20,7 +20,8 @@ use super::buffers::BatchBuffers;
 /// use std::thread;
 /// use tessera_core::cursor::RowCursor;
 /// use tessera_core::data::{Dims, NormConfig, NormEncoder, NormSlice};
-/// use tessera_lite::cursor_set::{BatchBuffers, partition_cursors};
+/// use tessera_lite::buffers::BatchBuffers;
+/// use tessera_lite::cursor_set::partition_cursors;
 ///
 /// let config = NormConfig::new(Dims::new(1, 0, 1), 1);
 /// let enc = NormEncoder::<u32>::new(config);

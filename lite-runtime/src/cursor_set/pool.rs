@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use tessera_core::data::{Dims, Key};
 
-use super::buffers::BatchBuffers;
 use super::error::CursorSetError;
+use crate::buffers::BatchBuffers;
 
 /// Batch buffers parked between cursor sets.
 ///
@@ -121,7 +121,7 @@ impl<K: Key> BufferPool<K> {
         };
         match found {
             Some(b) => Ok(b),
-            None => BatchBuffers::new(dims, samples, values),
+            None => Ok(BatchBuffers::new(dims, samples, values)?),
         }
     }
 }

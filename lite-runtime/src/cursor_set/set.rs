@@ -8,11 +8,11 @@ use tessera_core::data::{
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::buffers::BatchBuffers;
 use super::lane::{Head, Lane, Way};
 use super::pool::BufferPool;
 use super::spawn::Handle;
 use super::worker::Msg;
+use crate::buffers::BatchBuffers;
 
 /// A source read by `workers` threads at once, handed out in the serial order.
 ///

@@ -6,13 +6,13 @@ use std::thread::{self, JoinHandle, Scope, ScopedJoinHandle};
 
 use tessera_core::data::{BatchSource, Key};
 
-use super::buffers::BatchBuffers;
 use super::config::CursorSetConfig;
 use super::error::CursorSetError;
 use super::lane::Lane;
 use super::pool::BufferPool;
 use super::set::CursorSet;
 use super::worker;
+use crate::buffers::BatchBuffers;
 
 /// What a worker returns: the receiving end of its buffers' way back.
 type Returned<K> = Receiver<BatchBuffers<K>>;

@@ -7,8 +7,8 @@ use std::sync::mpsc::{Receiver, SendError, SyncSender};
 
 use tessera_core::data::{BatchInfo, BatchSource, DataError, DataErrorKind, Key};
 
-use super::buffers::BatchBuffers;
 use super::pool::BufferPool;
+use crate::buffers::BatchBuffers;
 
 /// What a worker tells the consumer. Everything after a batch is the worker's last word.
 pub(super) enum Msg<K> {

@@ -1,15 +1,15 @@
 //! Batch memory for the dataset readers' own passes (`summarize`, `convert_to_norm`): the
-//! one [`BatchBuffers`](crate::cursor_set::BatchBuffers) type, its errors named for a file.
+//! one [`BatchBuffers`](crate::buffers::BatchBuffers) type, its errors named for a file.
 
 use std::path::Path;
 
 use super::error::DatasetError;
-use crate::cursor_set::CursorSetError;
+use crate::buffers::BuffersError;
 
 /// A batch-buffer failure as a dataset error about `path`.
-pub(crate) fn buffers_error(e: CursorSetError, path: &Path) -> DatasetError {
+pub(crate) fn buffers_error(e: BuffersError, path: &Path) -> DatasetError {
     match e {
-        CursorSetError::Budget(error) => DatasetError::Memory {
+        BuffersError::Budget(error) => DatasetError::Memory {
             path: path.to_owned(),
             error,
         },

@@ -6,11 +6,10 @@ use std::path::{Path, PathBuf};
 
 use tessera_core::data::{BatchSource, Check, Key};
 
-use super::budget::MemoryBudget;
 use super::error::DatasetError;
 use super::norm_writer::NormWriter;
 use super::source::DatasetSource;
-use crate::cursor_set::BatchBuffers;
+use crate::buffers::{BatchBuffers, MemoryBudget};
 
 /// How [`convert_to_norm`] sizes its batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

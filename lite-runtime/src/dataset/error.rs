@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use tessera_core::data::{BatchError, DataError, EncodeError};
 
-use super::budget::MemoryError;
 use super::file_list::FileListError;
+use crate::buffers::MemoryError;
 
 /// Why a dataset could not be read (or written).
 #[derive(Debug)]

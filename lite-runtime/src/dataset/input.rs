@@ -8,7 +8,7 @@ use std::time::SystemTime;
 
 use memmap2::Mmap;
 
-use super::budget::MemoryBudget;
+use crate::buffers::MemoryBudget;
 
 /// The most bytes a buffered input holds at once (one record plus a chunk, or a whole Raw
 /// file read from a pipe): more is an `OutOfMemory` I/O error carrying a
@@ -260,7 +260,7 @@ pub(crate) fn read_text(path: &Path) -> Result<Vec<u8>, super::DatasetError> {
         .read_to_end(&mut bytes)
         .map_err(super::DatasetError::io(path))?;
     if bytes.len() as u64 > TEXT_LIMIT {
-        let error = super::MemoryError::OverBudget {
+        let error = crate::buffers::MemoryError::OverBudget {
             what: "a text file (file list or _metadata.json)",
             bytes: u128::from(TEXT_LIMIT) + 1,
             budget: TEXT_LIMIT,

@@ -21,7 +21,6 @@
 //! - [`NormWriter`] and [`convert_to_norm`]: a source's samples to a Norm file (the
 //!   Parquet → Norm converter); [`summarize`]: nnz statistics (`tessera dataset inspect`).
 
-mod budget;
 mod buffers;
 mod convert;
 mod error;
@@ -38,7 +37,6 @@ mod stats;
 mod stream;
 mod summary;
 
-pub use budget::{MemoryBudget, MemoryError};
 pub use convert::{ConvertOptions, ConvertSummary, convert_to_norm};
 pub use error::{DatasetError, MetadataErrorKind, RowErrorKind, SchemaErrorKind};
 pub use file_list::{FileList, FileListError, FileListErrorKind};

@@ -39,7 +39,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// ```no_run
 /// use tessera_core::cursor::RowCursor;
 /// use tessera_core::data::{Dims, NormConfig, SampleCursor};
-/// use tessera_lite::cursor_set::BatchBuffers;
+/// use tessera_lite::buffers::BatchBuffers;
 /// use tessera_lite::dataset::{DatasetPlan, FileList};
 ///
 /// let config = NormConfig::new(Dims::new(1, 13, 26), 1);

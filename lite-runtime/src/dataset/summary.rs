@@ -4,10 +4,9 @@ use std::path::Path;
 
 use tessera_core::data::{BatchSource, Dims, Key};
 
-use super::budget::MemoryBudget;
 use super::error::DatasetError;
 use super::source::DatasetSource;
-use crate::cursor_set::BatchBuffers;
+use crate::buffers::{BatchBuffers, MemoryBudget};
 
 /// Keys per sample in one slot, over a dataset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

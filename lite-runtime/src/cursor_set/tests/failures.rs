@@ -5,6 +5,7 @@ use std::thread;
 use tessera_core::data::{BatchError, Check, DataErrorKind, NormSlice};
 
 use super::*;
+use crate::buffers::BuffersError;
 
 /// 100 samples of 1 label, 2 dense and 2 slots, keys `[r]` and `[r, r + 1]`.
 fn hundred() -> Vec<Sample> {
@@ -218,7 +219,7 @@ fn unusable_shapes_fail_before_any_thread_starts() {
     ));
     assert!(matches!(
         BatchBuffers::<i64>::new(SYNTHETIC, 4, usize::MAX / 4),
-        Err(CursorSetError::Memory)
+        Err(BuffersError::Memory)
     ));
     // Zero workers and zero read-ahead are taken as one.
     assert_eq!(

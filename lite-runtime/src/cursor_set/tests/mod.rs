@@ -13,6 +13,7 @@ use tessera_core::data::{
 use tessera_core::sparse::{InlineVBuffer, VBuffer};
 
 use super::*;
+use crate::buffers::BatchBuffers;
 
 mod failures;
 mod order;

@@ -11,7 +11,7 @@ use tessera_core::data::{
 
 use super::super::{DatasetError, DatasetPlan, IoMode};
 use super::NormReader;
-use crate::cursor_set::BatchBuffers;
+use crate::buffers::BatchBuffers;
 
 const DIMS: Dims = Dims::new(1, 1, 2);
 const MAX_NNZ: u32 = 3;

@@ -1,11 +1,11 @@
-//! [`BatchBuffers`]: the owned memory of one batch, which a worker fills and sends away and
-//! gets back, so that the set allocates nothing once running.
+//! [`BatchBuffers`]: the owned memory of one batch, which a cursor-set worker fills and sends
+//! away and gets back, so that the set allocates nothing once running (and which the dataset
+//! readers' own passes decode into).
 
 use tessera_core::CapacityError;
 use tessera_core::data::{BatchError, CsrCapacity, Dims, Key, SampleBatch};
 
-use super::error::CursorSetError;
-use crate::dataset::MemoryBudget;
+use super::{BuffersError, MemoryBudget};
 
 /// Owned buffers for one [`SampleBatch`] of a fixed shape: labels and dense features, CSR
 /// row offsets and keys.
@@ -26,12 +26,12 @@ impl<K: Key> BatchBuffers<K> {
     /// Buffers for batches of `samples` samples with room for `values` keys in all.
     ///
     /// Errors if such a batch holds no sample or its keys do not fit `K`
-    /// ([`CursorSetError::Batch`]), or if the sizes overflow or cannot be allocated
-    /// ([`CursorSetError::Memory`]) — never an abort on absurd sizes.
-    pub fn new(dims: Dims, samples: usize, values: usize) -> Result<Self, CursorSetError> {
+    /// ([`BuffersError::Batch`]), or if the sizes overflow or cannot be allocated
+    /// ([`BuffersError::Memory`]) — never an abort on absurd sizes.
+    pub fn new(dims: Dims, samples: usize, values: usize) -> Result<Self, BuffersError> {
         if K::from_usize(values).is_none() {
             // Before allocating: an offset past `K::MAX` could never be stored anyway.
-            return Err(CursorSetError::Batch(BatchError::Csr(CsrCapacity::Values(
+            return Err(BuffersError::Batch(BatchError::Csr(CsrCapacity::Values(
                 CapacityError {
                     needed: values,
                     available: usize::try_from(K::MAX).unwrap_or(usize::MAX),
@@ -40,7 +40,7 @@ impl<K: Key> BatchBuffers<K> {
         }
         let (ld, offsets, values) = dims
             .buffer_lens(samples, values)
-            .ok_or(CursorSetError::Memory)?;
+            .ok_or(BuffersError::Memory)?;
         let mut buffers = Self {
             dims,
             label_dense: zeroed(ld)?,
@@ -52,19 +52,18 @@ impl<K: Key> BatchBuffers<K> {
     }
 
     /// [`new`](Self::new), with the bytes of the three buffers together checked against
-    /// `budget` first ([`CursorSetError::Budget`]): sizes that come from a file or an
+    /// `budget` first ([`BuffersError::Budget`]): sizes that come from a file or an
     /// argument go through here.
     ///
     /// ```
     /// use tessera_core::data::Dims;
-    /// use tessera_lite::cursor_set::{BatchBuffers, CursorSetError};
-    /// use tessera_lite::dataset::MemoryBudget;
+    /// use tessera_lite::buffers::{BatchBuffers, BuffersError, MemoryBudget};
     ///
     /// let dims = Dims::new(1, 3, 4);
     /// let mut buffers = BatchBuffers::<u32>::with_budget(dims, 256, 256 * 4 * 8, MemoryBudget::DEFAULT)?;
     /// assert_eq!(buffers.batch()?.capacity(), 256);
     /// let huge = BatchBuffers::<u32>::with_budget(dims, 1 << 40, 1, MemoryBudget::DEFAULT);
-    /// assert!(matches!(huge, Err(CursorSetError::Budget(_))));
+    /// assert!(matches!(huge, Err(BuffersError::Budget(_))));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn with_budget(
@@ -72,14 +71,14 @@ impl<K: Key> BatchBuffers<K> {
         samples: usize,
         values: usize,
         budget: MemoryBudget,
-    ) -> Result<Self, CursorSetError> {
+    ) -> Result<Self, BuffersError> {
         let (s, k) = (samples as u128, size_of::<K>() as u128);
         let ld = s * dims.label_dense() as u128;
         let rows = s * dims.slot_num as u128 + 1;
         let total = ld * 4 + rows * k + values as u128 * k;
         budget
             .check::<u8>("batch buffers", total)
-            .map_err(CursorSetError::Budget)?;
+            .map_err(BuffersError::Budget)?;
         Self::new(dims, samples, values)
     }
 
@@ -89,7 +88,7 @@ impl<K: Key> BatchBuffers<K> {
     }
 
     /// Whether these are the buffers [`new`](Self::new) makes for the same arguments.
-    pub(super) fn fits(&self, dims: Dims, samples: usize, values: usize) -> bool {
+    pub(crate) fn fits(&self, dims: Dims, samples: usize, values: usize) -> bool {
         dims == self.dims
             && dims.buffer_lens(samples, values)
                 == Some((
@@ -128,23 +127,23 @@ impl<K: Key> BatchBuffers<K> {
 /// never a panic. `sample` must be below the batch's sample count (the caller's to keep).
 impl<K: Key> BatchBuffers<K> {
     /// The labels and dense features of `sample`.
-    pub(super) fn label_dense(&self, sample: usize) -> Option<&[f32]> {
+    pub(crate) fn label_dense(&self, sample: usize) -> Option<&[f32]> {
         let w = self.dims.label_dense();
         let start = sample.checked_mul(w)?;
         self.label_dense.get(start..start.checked_add(w)?)
     }
 
     /// The keys of CSR rows `first..end` (one slot, or a whole sample's slots).
-    pub(super) fn key_rows(&self, first: usize, end: usize) -> Option<&[K]> {
+    pub(crate) fn key_rows(&self, first: usize, end: usize) -> Option<&[K]> {
         let offset = |row: usize| self.offsets.get(row).and_then(|k| k.to_index());
         self.values.get(offset(first)?..offset(end)?)
     }
 }
 
-/// `n` default values, or [`CursorSetError::Memory`] where `vec![..; n]` would abort.
-fn zeroed<T: Default + Clone>(n: usize) -> Result<Vec<T>, CursorSetError> {
+/// `n` default values, or [`BuffersError::Memory`] where `vec![..; n]` would abort.
+fn zeroed<T: Default + Clone>(n: usize) -> Result<Vec<T>, BuffersError> {
     let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| CursorSetError::Memory)?;
+    v.try_reserve_exact(n).map_err(|_| BuffersError::Memory)?;
     v.resize(n, T::default());
     Ok(v)
 }
