@@ -1,8 +1,9 @@
-//! The bundled CTR model's inputs from a CSR sample batch: HugeCTR's data path feeding a
+//! The demo CTR model's inputs from a CSR sample batch: HugeCTR's data path feeding a
 //! TensorFlow Lite model, with no copy of the batch and no allocation (firmware uses it too).
 //!
 //! The model (`lite-runtime/cli/demo/ctr_b4.tflite`, made by TensorFlow's converter: see
-//! `tests/fixtures/models/README.md`) takes, for `B` samples of the bundled dataset:
+//! `tests/fixtures/models/README.md`; callers pass its bytes, read from a file or included in
+//! their image) takes, for `B` samples of the demo dataset:
 //!
 //! - `keys`: int32 `[B, 26, 3]`, slot `s`'s `i`-th key as `key - 400 s + 1`, and 0 past the
 //!   slot's key count (embedding row 0 is zeros, so padding adds nothing);
@@ -24,21 +25,9 @@ pub const KEYS_PER_SLOT: usize = 3;
 pub const DENSE: usize = 13;
 /// Keys per slot's vocabulary: slot `s` holds keys `400 s .. 400 (s + 1)`.
 pub const VOCAB_PER_SLOT: u32 = 400;
-/// Samples per invoke of the bundled model.
+/// Samples per invoke of the demo model (`ctr_b4.tflite`; [`Predictor`] takes the batch
+/// from the model it is given).
 pub const MODEL_BATCH: usize = 4;
-
-/// Bytes kept on a 16-byte boundary, so a model's constants are read in place.
-#[repr(C, align(16))]
-struct Aligned<B: ?Sized>(B);
-
-static MODEL_BYTES: &Aligned<[u8]> = &Aligned(*include_bytes!("../cli/demo/ctr_b4.tflite"));
-
-/// The bundled model (batch [`MODEL_BATCH`]; a copy of `tests/fixtures/models/ctr_b4.tflite`),
-/// on a 16-byte boundary so that its constants are read in place.
-#[must_use]
-pub fn model() -> &'static [u8] {
-    &MODEL_BYTES.0
-}
 
 /// Why a batch cannot feed the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,8 +1,10 @@
 //! The main job: HugeCTR's data path end to end over a Norm file in memory — decode with
 //! checksums into CSR batches, pool every slot over an embedding table, and predict each
-//! sample's click probability with the bundled CTR model (a TensorFlow Lite file run by
-//! tessera's interpreter) — with the time each stage took. `tessera` with no arguments runs it
-//! on the bundled [`DEMO_NORM`].
+//! sample's click probability with a CTR model (a TensorFlow Lite file run by tessera's
+//! interpreter) — with the time each stage took, and the predictions checked against
+//! reference ones ([`Reference`]). Every input is an argument: `tessera` with no
+//! arguments reads the demo files (`lite-runtime/cli/demo`: [`DEMO_CONFIG`]'s dataset, the CTR
+//! model and LiteRT's predictions) and runs it on them.
 
 use std::time::{Duration, Instant};
 
@@ -10,24 +12,18 @@ use tessera_core::data::{
     Check, DataError, DecodeStats, Dims, NormConfig, NormDecoder, PoolConfig, PoolError, Pooling,
     SampleBatch, Status, embedding_bag,
 };
+use tessera_core::npy::{NpyError, NpyType, NpyView};
 
 use crate::buffers::{MemoryBudget, MemoryError};
 use crate::ctr::{PredictError, Predictor};
 
-/// The bundled dataset (`lite-runtime/cli/demo/demo.norm`, written by `make_demo.py` there):
-/// 1 024 Criteo-shaped samples — 1 label, 13 dense features, 26 slots of 1 to 3 `u32` keys,
-/// slot `s` drawing from keys `400 s .. 400 (s + 1)` — with checksums.
-pub const DEMO_NORM: &[u8] = include_bytes!("../cli/demo/demo.norm");
-
-/// How [`DEMO_NORM`] is read.
+/// How the demo dataset is read: `lite-runtime/cli/demo/demo.norm` (written by
+/// `make_demo.py` there), 1 024 Criteo-shaped samples — 1 label, 13 dense features, 26 slots
+/// of 1 to 3 `u32` keys, slot `s` drawing from keys `400 s .. 400 (s + 1)` — with checksums,
+/// the shape the CTR model ([`ctr`](crate::ctr)) takes.
 pub const DEMO_CONFIG: NormConfig = NormConfig::new(Dims::new(1, 13, 26), 3).with_check(Check::Sum);
 
-/// LiteRT's predictions for [`DEMO_NORM`]'s samples with the bundled CTR model
-/// ([`ctr::model`](crate::ctr::model)), float32 `[1024]` in file order, as a `.npy` file:
-/// the main job checks its own against them.
-pub const DEMO_PREDICTIONS: &[u8] = include_bytes!("../cli/demo/ctr_b4.demo_predictions.npy");
-
-/// Keys in [`DEMO_NORM`]: 26 slots of 400.
+/// Keys in the demo dataset: 26 slots of 400.
 pub const DEMO_VOCAB: usize = 26 * 400;
 
 /// What a pipeline run did and how long it took.
@@ -202,6 +198,89 @@ pub fn run(
         report.pool_bytes = bytes;
     }
     Ok(report)
+}
+
+/// Why reference predictions cannot be compared with a run's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReferenceError {
+    /// Not a `.npy` file tessera reads.
+    Npy(NpyError),
+    /// Not float32 values.
+    Type(NpyType),
+    /// Not one value per prediction.
+    Count {
+        /// Values in the file.
+        values: usize,
+        /// The run's predictions.
+        predictions: usize,
+    },
+}
+
+impl std::fmt::Display for ReferenceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Self::Npy(e) => e.fmt(f),
+            Self::Type(t) => write!(f, "holds {t} values, not float32 predictions (<f4)"),
+            Self::Count {
+                values,
+                predictions,
+            } => write!(f, "holds {values} predictions, the run made {predictions}"),
+        }
+    }
+}
+
+impl std::error::Error for ReferenceError {}
+
+/// Reference predictions to check a run's against: a `.npy` file of float32 values, one per
+/// sample in the same order (the demo's `ctr_b4.demo_predictions.npy` holds LiteRT's for the
+/// demo dataset, in file order). Read in place.
+#[derive(Debug, Clone, Copy)]
+pub struct Reference<'a> {
+    npy: NpyView<'a>,
+}
+
+impl<'a> Reference<'a> {
+    /// Checks that `bytes` are a `.npy` file of float32 values.
+    ///
+    /// # Errors
+    /// [`ReferenceError::Npy`] or [`ReferenceError::Type`].
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, ReferenceError> {
+        let npy = NpyView::parse(bytes).map_err(ReferenceError::Npy)?;
+        match npy.dtype() {
+            NpyType::F32 => Ok(Self { npy }),
+            t => Err(ReferenceError::Type(t)),
+        }
+    }
+
+    /// Predictions held.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.npy.elements()
+    }
+
+    /// Whether it holds none.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The largest absolute difference between `predictions` and these.
+    ///
+    /// # Errors
+    /// [`ReferenceError::Count`] unless there are as many of each.
+    pub fn largest_difference(&self, predictions: &[f32]) -> Result<f32, ReferenceError> {
+        if predictions.len() != self.len() {
+            return Err(ReferenceError::Count {
+                values: self.len(),
+                predictions: predictions.len(),
+            });
+        }
+        Ok(predictions
+            .iter()
+            .zip(self.npy.data().chunks_exact(4))
+            .map(|(g, w)| (g - f32::from_le_bytes([w[0], w[1], w[2], w[3]])).abs())
+            .fold(0f32, f32::max))
+    }
 }
 
 fn no_room(e: tessera_core::data::BatchError) -> DataError {

@@ -62,9 +62,18 @@ pub fn ctr_ops() -> MutableOpResolver<9> {
     ops
 }
 
+/// Bytes kept on a 16-byte boundary, so the model's constants are read in place.
+#[repr(C, align(16))]
+struct Aligned<B: ?Sized>(B);
+
+/// The bundled CTR model (`ctr_b4.tflite`: batch 4, TensorFlow's converter), in flash.
+static MODEL_BYTES: &Aligned<[u8]> = &Aligned(*include_bytes!(
+    "../../../lite-runtime/cli/demo/ctr_b4.tflite"
+));
+
 /// The bundled CTR model, checked (it lies in flash, 16-byte aligned).
 pub fn model() -> Result<Model<'static>, ModelError> {
-    Model::load(tessera_lite::ctr::model())
+    Model::load(&MODEL_BYTES.0)
 }
 
 /// What one pass over the dataset found.

@@ -1,9 +1,13 @@
 //! `tessera`: the main job. With no arguments it runs HugeCTR's data path end to end on the
-//! bundled dataset (1 024 Criteo-shaped samples with checksums): decode into CSR batches,
-//! sum-pool every slot over an embedding table, and print what it found and the throughput.
+//! bundled demo files (`lite-runtime/cli/demo`, found through the path this crate was built
+//! at: 1 024 Criteo-shaped samples with checksums, the CTR model, LiteRT's predictions):
+//! decode into CSR batches, sum-pool every slot over an embedding table, predict every sample
+//! with the model, check the predictions against LiteRT's, and print what it found and the
+//! throughput.
 //!
-//! - `tessera [--seconds S] [--batch N] [--dim D]`: that run, repeated for at least `S`
-//!   seconds (default 1) to time it.
+//! - `tessera [--seconds S] [--batch N] [--dim D] [--dataset F] [--model F] [--predictions F]`:
+//!   that run, repeated for at least `S` seconds (default 1) to time it, on other files if
+//!   given.
 //! - `tessera strings [WORD ...]`: the strings demo (TFLite tensor, OFFSET and VIEW
 //!   `TF_TString`s, no copy).
 //! - `tessera dataset inspect|convert …`: HugeCTR datasets (see `tessera dataset --help`).
@@ -14,6 +18,7 @@
 
 mod dataset;
 mod failure;
+mod files;
 mod model;
 mod numbers;
 mod output;

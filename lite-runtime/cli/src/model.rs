@@ -8,8 +8,7 @@
 //! - `bench MODEL [--input I=FILE]... [--seconds S]`: microseconds per invoke (median).
 
 use std::ffi::OsString;
-use std::fs::File;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -20,6 +19,7 @@ use tessera_lite::interpreter::{AllOps, Interpreter, Options, dtype_of};
 use tessera_lite::model::{Model, TensorType};
 
 use crate::failure::Failure;
+use crate::files::{ModelBytes, read_bounded};
 use crate::numbers;
 use crate::output::Out;
 
@@ -98,64 +98,7 @@ fn path(a: &ArgMatches) -> &Path {
         .map_or(Path::new(""), PathBuf::as_path)
 }
 
-/// A whole regular file, refusing one over the memory budget before reading it (and devices
-/// such as `/dev/zero`, pipes and directories, whose size is not known up front).
-fn read_bounded(path: &Path) -> Result<Vec<u8>, Failure> {
-    let limit = MemoryBudget::DEFAULT.bytes();
-    let file = File::open(path).map_err(|e| Failure::file(path, e))?;
-    let meta = file.metadata().map_err(|e| Failure::file(path, e))?;
-    if meta.is_dir() {
-        return Err(Failure::file(path, "is a directory"));
-    }
-    if !meta.is_file() {
-        return Err(Failure::file(path, "is not a regular file"));
-    }
-    if meta.len() > limit {
-        return Err(Failure::file(
-            path,
-            format!("{} bytes, over the {limit}-byte budget", meta.len()),
-        ));
-    }
-    let mut bytes = Vec::new();
-    bytes
-        .try_reserve_exact(meta.len() as usize)
-        .map_err(|_| Failure::file(path, format!("no memory for {} bytes", meta.len())))?;
-    // `take`: a file that grows while being read stops at the budget.
-    file.take(limit)
-        .read_to_end(&mut bytes)
-        .map_err(|e| Failure::file(path, e))?;
-    Ok(bytes)
-}
-
-/// The model's bytes at a 16-byte aligned address, so that constants are read in place.
-struct ModelBytes {
-    buf: Vec<u8>,
-    at: usize,
-    len: usize,
-}
-
-impl ModelBytes {
-    fn read(path: &Path) -> Result<Self, Failure> {
-        let bytes = read_bounded(path)?;
-        let mut buf = Vec::new();
-        buf.try_reserve_exact(bytes.len() + 16)
-            .map_err(|_| Failure::file(path, "no memory for a copy of the model"))?;
-        buf.resize(bytes.len() + 16, 0);
-        let at = buf.as_ptr().align_offset(16).min(16);
-        buf[at..at + bytes.len()].copy_from_slice(&bytes);
-        Ok(Self {
-            buf,
-            at,
-            len: bytes.len(),
-        })
-    }
-
-    fn bytes(&self) -> &[u8] {
-        &self.buf[self.at..self.at + self.len]
-    }
-}
-
-fn load<'m>(path: &Path, bytes: &'m ModelBytes) -> Result<Model<'m>, Failure> {
+pub(crate) fn load<'m>(path: &Path, bytes: &'m ModelBytes) -> Result<Model<'m>, Failure> {
     Model::load(bytes.bytes()).map_err(|e| Failure::file(path, e))
 }
 
@@ -176,13 +119,14 @@ fn inspect(path: &Path, out: &mut Out) -> Result<(), Failure> {
 }
 
 /// An interpreter over an arena this function allocates, for the CLI's commands.
-struct Session<'m> {
+pub(crate) struct Session<'m> {
     arena: Vec<u8>,
     model: Model<'m>,
 }
 
 impl<'m> Session<'m> {
-    fn new(path: &Path, model: Model<'m>) -> Result<Self, Failure> {
+    /// The arena `model` needs with every kernel, checked against the memory budget.
+    pub(crate) fn new(path: &Path, model: Model<'m>) -> Result<Self, Failure> {
         let needed = Interpreter::required(&model, &AllOps, &Options::default())
             .map_err(|e| Failure::file(path, e))?;
         if needed as u64 > MemoryBudget::DEFAULT.bytes() {
@@ -199,7 +143,8 @@ impl<'m> Session<'m> {
         Ok(Self { arena, model })
     }
 
-    fn interpreter(&mut self, path: &Path) -> Result<Interpreter<'m, '_>, Failure> {
+    /// The model set up over the arena.
+    pub(crate) fn interpreter(&mut self, path: &Path) -> Result<Interpreter<'m, '_>, Failure> {
         Interpreter::new(self.model, &AllOps, &mut self.arena, &Options::default())
             .map_err(|e| Failure::file(path, e))
     }

@@ -1,23 +1,34 @@
-//! `tessera` with no command: the data path end to end on the bundled dataset, timed.
+//! `tessera` with no command: the data path end to end on the demo files (or the files
+//! given instead), timed, its predictions checked against LiteRT's.
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use clap::{Arg, ArgMatches};
-use tessera_core::npy::NpyView;
+use clap::{Arg, ArgMatches, value_parser};
 use tessera_lite::ctr::{self, Predictor};
-use tessera_lite::interpreter::{AllOps, Interpreter, Options};
-use tessera_lite::model::Model;
 use tessera_lite::pipeline::{
-    DEMO_CONFIG, DEMO_NORM, DEMO_PREDICTIONS, DEMO_VOCAB, demo_table, run as run_pipeline,
+    DEMO_CONFIG, DEMO_VOCAB, PipelineError, Reference, demo_table, run as run_pipeline,
 };
 
 use crate::failure::Failure;
+use crate::files::{ModelBytes, read_bounded};
+use crate::model::{Session, load};
 use crate::numbers;
 use crate::output::Out;
 
+/// The demo dataset: 1 024 Criteo-shaped samples, Norm with checksums ([`DEMO_CONFIG`]).
+const DEMO_DATASET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/demo/demo.norm");
+/// The CTR model the demo dataset feeds (batch 4, TensorFlow's converter).
+const DEMO_MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/demo/ctr_b4.tflite");
+/// LiteRT's predictions for the demo dataset with the demo model, float32 `[1024]`.
+const DEMO_PREDICTIONS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/demo/ctr_b4.demo_predictions.npy"
+);
+
 /// The run's options, at the top level of `tessera`.
-pub fn args() -> [Arg; 3] {
+pub fn args() -> [Arg; 6] {
     [
         Arg::new("seconds")
             .long("seconds")
@@ -37,7 +48,58 @@ pub fn args() -> [Arg; 3] {
             .value_parser(numbers::positive)
             .default_value("16")
             .help("embedding width (at least 1)"),
+        Arg::new("dataset")
+            .long("dataset")
+            .value_name("FILE")
+            .value_parser(value_parser!(PathBuf))
+            .default_value(DEMO_DATASET)
+            .help("the Norm dataset (checksums; 1 label, 13 dense, 26 slots of 1..=3 u32 keys)"),
+        Arg::new("model")
+            .long("model")
+            .value_name("FILE")
+            .value_parser(value_parser!(PathBuf))
+            .default_value(DEMO_MODEL)
+            .help("the CTR model (.tflite; inputs 'keys' and 'dense' by signature)"),
+        Arg::new("predictions")
+            .long("predictions")
+            .value_name("FILE")
+            .value_parser(value_parser!(PathBuf))
+            .default_value(DEMO_PREDICTIONS)
+            .help("LiteRT's predictions to match (.npy, float32, one per sample)"),
     ]
+}
+
+/// A file the run reads: its path, and how the output names it.
+struct Input<'a> {
+    path: &'a Path,
+    /// "the bundled dataset" for a demo file, its path for another.
+    name: String,
+    demo: bool,
+}
+
+impl<'a> Input<'a> {
+    fn new(m: &'a ArgMatches, id: &str, demo: &'static str, bundled: &str) -> Self {
+        let path = m
+            .get_one::<PathBuf>(id)
+            .map_or(Path::new(demo), PathBuf::as_path);
+        let demo = path == Path::new(demo);
+        let name = match demo {
+            true => bundled.to_owned(),
+            false => path.display().to_string(),
+        };
+        Self { path, name, demo }
+    }
+
+    /// A failure reading the file; for a demo file that is not there, where it was expected.
+    fn failed(&self, f: Failure) -> Failure {
+        match self.demo && !self.path.exists() {
+            true => f.hint(
+                "the demo files are read from the source tree tessera was built in \
+                 (lite-runtime/cli/demo); give --dataset, --model and --predictions",
+            ),
+            false => f,
+        }
+    }
 }
 
 pub fn run(m: &ArgMatches, out: &mut Out) -> Result<(), Failure> {
@@ -46,12 +108,20 @@ pub fn run(m: &ArgMatches, out: &mut Out) -> Result<(), Failure> {
     let batch = m.get_one::<usize>("batch").copied().unwrap_or(256);
     let dim = m.get_one::<usize>("dim").copied().unwrap_or(16);
     let min_time = Duration::try_from_secs_f64(seconds).map_err(Failure::other)?;
+    let dataset = Input::new(m, "dataset", DEMO_DATASET, "the bundled dataset");
+    let model_file = Input::new(m, "model", DEMO_MODEL, "the bundled CTR model");
+    let reference = Input::new(m, "predictions", DEMO_PREDICTIONS, "LiteRT's predictions");
+    let norm = read_bounded(dataset.path).map_err(|f| dataset.failed(f))?;
+    let model_bytes = ModelBytes::read(model_file.path).map_err(|f| model_file.failed(f))?;
+    let litert = read_bounded(reference.path).map_err(|f| reference.failed(f))?;
+    let litert = Reference::parse(&litert).map_err(|e| Failure::file(reference.path, e))?;
 
     let dims = DEMO_CONFIG.dims;
     writeln!(
         out,
-        "tessera: HugeCTR's data path on the bundled dataset ({} bytes, Norm with checksums)",
-        DEMO_NORM.len()
+        "tessera: HugeCTR's data path on {} ({} bytes, Norm with checksums)",
+        dataset.name,
+        norm.len()
     )?;
     writeln!(
         out,
@@ -63,17 +133,14 @@ pub fn run(m: &ArgMatches, out: &mut Out) -> Result<(), Failure> {
             .hint("a smaller --batch or --dim")
     };
     let table = demo_table(DEMO_VOCAB, dim).map_err(|e| too_big(&e))?;
-    // The bundled CTR model, run by tessera's interpreter over one arena allocated here.
-    let bundled = |e: &dyn std::fmt::Display| Failure::other(format!("bundled model: {e}"));
-    let model = Model::load(ctr::model()).map_err(|e| bundled(&e))?;
-    let options = Options::default();
-    let needed = Interpreter::required(&model, &AllOps, &options).map_err(|e| bundled(&e))?;
-    let mut arena = vec![0u8; needed];
-    let it = Interpreter::new(model, &AllOps, &mut arena, &options).map_err(|e| bundled(&e))?;
+    // The CTR model, run by tessera's interpreter over one arena allocated here.
+    let model = load(model_file.path, &model_bytes)?;
+    let mut session = Session::new(model_file.path, model)?;
+    let it = session.interpreter(model_file.path)?;
     let arena_used = it.arena_used_bytes();
-    let mut predictor = Predictor::new(it).map_err(|e| bundled(&e))?;
+    let mut predictor = Predictor::new(it).map_err(|e| Failure::file(model_file.path, e))?;
     let r = run_pipeline(
-        DEMO_NORM,
+        &norm,
         DEMO_CONFIG,
         batch,
         &table,
@@ -82,8 +149,8 @@ pub fn run(m: &ArgMatches, out: &mut Out) -> Result<(), Failure> {
         Some(&mut predictor),
     )
     .map_err(|e| match e {
-        tessera_lite::pipeline::PipelineError::Memory(_) => too_big(&e),
-        _ => Failure::other(format!("bundled dataset: {e}")),
+        PipelineError::Memory(_) => too_big(&e),
+        _ => Failure::file(dataset.path, e),
     })?;
     let rows = r.samples.saturating_mul(dims.slot_num as u64);
     writeln!(
@@ -102,20 +169,17 @@ pub fn run(m: &ArgMatches, out: &mut Out) -> Result<(), Failure> {
         "  pooled: embedding-bag sum over a {DEMO_VOCAB} x {dim} table -> {rows} x {dim}, sum of outputs {:.4}",
         r.pooled_sum
     )?;
-    let litert = NpyView::parse(DEMO_PREDICTIONS).map_err(|e| bundled(&e))?;
-    let worst = r
-        .predictions
-        .iter()
-        .zip(litert.data().chunks_exact(4))
-        .map(|(g, w)| (g - f32::from_le_bytes([w[0], w[1], w[2], w[3]])).abs())
-        .fold(0f32, f32::max);
+    let worst = litert
+        .largest_difference(&r.predictions)
+        .map_err(|e| Failure::file(reference.path, e))?;
     let clicks = r.predictions.iter().filter(|&&p| p >= 0.5).count();
     let mean = r.predictions.iter().map(|&p| f64::from(p)).sum::<f64>()
         / r.predictions.len().max(1) as f64;
     writeln!(
         out,
-        "  predicted: the bundled CTR model (TensorFlow Lite, {} operators, arena {arena_used} bytes) \
+        "  predicted: {} (TensorFlow Lite, {} operators, arena {arena_used} bytes) \
          on every sample, {} at p >= 0.5, mean p {mean:.4}; largest difference from LiteRT {worst:.1e}",
+        model_file.name,
         model.subgraph(0).map_or(0, |g| g.operators().len()),
         clicks,
     )?;
@@ -127,7 +191,7 @@ pub fn run(m: &ArgMatches, out: &mut Out) -> Result<(), Failure> {
         "  throughput over {} passes: decode {:.0} MB/s ({:.2} M samples/s), pooling {:.2} GB/s touched, \
          model {:.0} k samples/s ({:.1} us per invoke of {}), end to end {:.0} k samples/s",
         r.passes,
-        DEMO_NORM.len() as f64 * passes / dec.max(1e-9) / 1e6,
+        norm.len() as f64 * passes / dec.max(1e-9) / 1e6,
         r.samples as f64 * passes / dec.max(1e-9) / 1e6,
         r.pool_bytes as f64 * passes / pool.max(1e-9) / 1e9,
         r.samples as f64 * passes / predict.max(1e-9) / 1e3,
@@ -136,9 +200,10 @@ pub fn run(m: &ArgMatches, out: &mut Out) -> Result<(), Failure> {
         r.samples as f64 * passes / (dec + pool + predict).max(1e-9) / 1e3,
     )?;
     if worst > 1e-4 {
-        return Err(Failure::other(format!(
-            "bundled model: predictions differ from LiteRT's by {worst}"
-        )));
+        return Err(Failure::file(
+            model_file.path,
+            format!("predictions differ from LiteRT's by {worst}"),
+        ));
     }
     Ok(())
 }

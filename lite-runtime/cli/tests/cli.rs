@@ -28,6 +28,36 @@ fn without_arguments_it_runs_the_data_path_on_the_bundled_dataset() {
 }
 
 #[test]
+fn the_demo_files_can_be_replaced_and_a_bad_one_is_named() {
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/models");
+    // The same model from the fixtures: the same run.
+    let same = models.join("ctr_b4.tflite");
+    let o = tessera(&["--seconds", "0", "--model", same.to_str().unwrap()]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.contains(&format!("predicted: {} (", same.display())),
+        "{out}"
+    );
+    // A model without the CTR model's inputs, a missing dataset, a reference of another type.
+    let kws = models.join("kws_int8.tflite");
+    let o = tessera(&["--seconds", "0", "--model", kws.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("kws_int8.tflite: the model: "), "{err}");
+    let o = tessera(&["--dataset", "no/such.norm"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("tessera: no/such.norm: "), "{err}");
+    let ints = models.join("ctr_b4.in0.npy");
+    let o = tessera(&["--seconds", "0", "--predictions", ints.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("ctr_b4.in0.npy: holds <i4 values, not float32 predictions (<f4)"),
+        "{err}"
+    );
+}
+
+#[test]
 fn strings_shows_the_strings() {
     let o = tessera(&["strings"]);
     assert!(o.status.success());

@@ -38,6 +38,9 @@ const FILE_COMMANDS: &[&[&str]] = &[
     &["model", "inspect", "{file}"],
     &["model", "run", "{file}", "--output-dir", "{dir}"],
     &["model", "bench", "{file}", "--seconds", "0"],
+    &["--seconds", "0", "--dataset", "{file}"],
+    &["--seconds", "0", "--model", "{file}"],
+    &["--seconds", "0", "--predictions", "{file}"],
 ];
 
 /// Fixed command lines: every case of issue 13 and the sizes around them (`{fixtures}`:
@@ -296,6 +299,11 @@ fn fixture_files() -> Vec<PathBuf> {
     files
 }
 
+/// Whether a row of [`FILE_COMMANDS`] reads `{file}` as a model.
+fn reads_a_model(row: &[&str]) -> bool {
+    row[0] == "model" || row.contains(&"--model")
+}
+
 fn is_model(p: &Path) -> bool {
     p.extension().is_some_and(|e| e == "tflite")
 }
@@ -351,7 +359,7 @@ fn corrupted_fixtures_never_panic_abort_or_hang() {
             let rows: Vec<&[&str]> = FILE_COMMANDS
                 .iter()
                 .copied()
-                .filter(|r| (r[0] == "model") == is_model(&file))
+                .filter(|r| reads_a_model(r) == is_model(&file))
                 .collect();
             for k in 0..3 {
                 let row = rows[(n + k * 3) % rows.len()];

@@ -1,13 +1,32 @@
+use std::path::Path;
+
 use super::*;
+
+/// A `.npy` file of two int32 values.
+fn demo_file_of_i32() -> Vec<u8> {
+    use tessera_core::npy::{npy_header_len, write_npy_header};
+    let mut file = vec![0u8; npy_header_len(NpyType::I32, &[2]) + 8];
+    let n = write_npy_header(NpyType::I32, &[2], &mut file).unwrap();
+    assert_eq!(file.len(), n + 8);
+    file
+}
+
+/// A file of the demo (`lite-runtime/cli/demo`), the inputs `tessera` reads by default.
+fn demo(name: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("cli/demo")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
 
 // Safe code only, over the whole bundled file: minutes under Miri, which checks the
 // same decoder and pooling in tessera-core's own tests.
 #[test]
 #[cfg_attr(miri, ignore)]
-fn the_bundled_dataset_decodes_whole_and_pools() {
+fn the_demo_dataset_decodes_whole_and_pools() {
     let table = demo_table(DEMO_VOCAB, 16).unwrap();
     let r = run(
-        DEMO_NORM,
+        &demo("demo.norm"),
         DEMO_CONFIG,
         256,
         &table,
@@ -29,26 +48,19 @@ fn absurd_sizes_are_errors_naming_the_bytes() {
         Err(MemoryError::OverBudget { .. })
     ));
     let table = [0f32; 4];
+    // The buffers are checked before the file is read: no file is needed.
     for (batch, dim) in [(usize::MAX, 1), (100_000_000_000, 1), (1, usize::MAX)] {
-        let e = run(
-            DEMO_NORM,
-            DEMO_CONFIG,
-            batch,
-            &table,
-            dim,
-            Duration::ZERO,
-            None,
-        )
-        .unwrap_err();
+        let e = run(&[], DEMO_CONFIG, batch, &table, dim, Duration::ZERO, None).unwrap_err();
         assert!(matches!(e, PipelineError::Memory(_)), "{e}");
     }
 }
 
 #[test]
 #[cfg_attr(miri, ignore)]
-fn the_bundled_model_predicts_what_litert_does() {
+fn the_demo_model_predicts_what_litert_does() {
     use crate::interpreter::{AllOps, Interpreter, Options};
-    let model = crate::model::Model::load(crate::ctr::model()).unwrap();
+    let bytes = demo("ctr_b4.tflite");
+    let model = crate::model::Model::load(&bytes).unwrap();
     let options = Options::default();
     let mut arena = vec![0u8; Interpreter::required(&model, &AllOps, &options).unwrap()];
     let it = Interpreter::new(model, &AllOps, &mut arena, &options).unwrap();
@@ -56,7 +68,7 @@ fn the_bundled_model_predicts_what_litert_does() {
     let table = demo_table(DEMO_VOCAB, 4).unwrap();
     // 250 does not divide by the model's batch of 4: the last group of each is padded.
     let r = run(
-        DEMO_NORM,
+        &demo("demo.norm"),
         DEMO_CONFIG,
         250,
         &table,
@@ -65,7 +77,8 @@ fn the_bundled_model_predicts_what_litert_does() {
         Some(&mut p),
     )
     .unwrap();
-    let litert = tessera_core::npy::NpyView::parse(DEMO_PREDICTIONS).unwrap();
+    let reference = demo("ctr_b4.demo_predictions.npy");
+    let litert = NpyView::parse(&reference).unwrap();
     assert_eq!(r.predictions.len(), 1024);
     for (i, (g, w)) in r
         .predictions
@@ -79,12 +92,30 @@ fn the_bundled_model_predicts_what_litert_does() {
             "sample {i}: {g}, LiteRT {w}"
         );
     }
+    let reference = Reference::parse(&reference).unwrap();
+    assert_eq!(reference.len(), 1024);
+    let worst = reference.largest_difference(&r.predictions).unwrap();
+    assert!(worst <= 1e-4, "{worst}");
+    // A reference that is not one float32 per prediction is refused, naming the counts, the
+    // type, or what is wrong with the file.
+    let e = reference
+        .largest_difference(&r.predictions[1..])
+        .unwrap_err();
+    assert_eq!(e.to_string(), "holds 1024 predictions, the run made 1023");
+    let ints = demo_file_of_i32();
+    let e = Reference::parse(&ints).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "holds <i4 values, not float32 predictions (<f4)"
+    );
+    let e = Reference::parse(&demo("ctr_b4.demo_predictions.npy")[..100]).unwrap_err();
+    assert!(matches!(e, ReferenceError::Npy(_)), "{e}");
 }
 
 #[test]
 #[cfg_attr(miri, ignore)]
 fn a_corrupt_copy_names_its_sample() {
-    let mut bad = DEMO_NORM.to_vec();
+    let mut bad = demo("demo.norm");
     let last = bad.len() - 1;
     bad[last] ^= 0xff;
     let table = demo_table(DEMO_VOCAB, 4).unwrap();
