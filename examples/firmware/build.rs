@@ -16,7 +16,7 @@ mod strings_job;
 use std::{env, fs, path::PathBuf};
 
 use tessera_core::plan::{Lifetime, PlanBuffer};
-use tessera_lite::ctr::Predictor;
+use tessera_data::ctr::Predictor;
 use tessera_lite::interpreter::{Interpreter, Options};
 
 fn main() {

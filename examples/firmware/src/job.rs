@@ -6,7 +6,7 @@ use tessera_core::data::{
     Check, DataError, Dims, NormConfig, NormDecoder, PoolConfig, Pooling, SampleBatch, Status,
     embedding_bag,
 };
-use tessera_lite::ctr::{PredictError, Predictor};
+use tessera_data::ctr::{PredictError, Predictor};
 use tessera_lite::interpreter::{InterpreterError, MutableOpResolver, kernels};
 use tessera_lite::model::{Model, ModelError};
 

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
 use tessera_core::data::{Check, DataErrorKind, Dims, ErrorPolicy, Key, NormConfig, RawConfig};
-use tessera_lite::buffers::MemoryBudget;
-use tessera_lite::dataset::{
+use tessera_data::buffers::MemoryBudget;
+use tessera_data::dataset::{
     ConvertOptions, DatasetError, DatasetPlan, FileList, IoMode, NormFileHeader, ParquetConfig,
     ParquetReader, ReadStats, Shard, Summary, convert_to_norm, parquet_footer, summarize,
 };
@@ -315,7 +315,7 @@ fn inspect_as<K: Key>(
                     Err(e) => writeln!(out, "  {e}")?,
                 }
             }
-            let names = |cols: Vec<&tessera_lite::dataset::ColumnRef>| {
+            let names = |cols: Vec<&tessera_data::dataset::ColumnRef>| {
                 let v: Vec<&str> = cols.iter().map(|c| c.col_name.as_str()).collect();
                 v.join(", ")
             };

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use tessera_core::data::DataErrorKind;
-use tessera_lite::dataset::DatasetError;
+use tessera_data::dataset::DatasetError;
 
 /// Exit status of a run whose standard output was closed early (`tessera … | head`): what
 /// `cat` gives in the same place, `128 + SIGPIPE`, so `set -o pipefail` scripts treat both

@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
-use tessera_lite::buffers::MemoryBudget;
+use tessera_data::buffers::MemoryBudget;
 
 use crate::failure::Failure;
 

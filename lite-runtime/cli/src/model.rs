@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use tessera_core::npy::{NpyType, NpyView, npy_header_len, write_npy_header};
-use tessera_lite::buffers::MemoryBudget;
+use tessera_data::buffers::MemoryBudget;
 use tessera_lite::interpreter::{AllOps, Interpreter, Options, dtype_of};
 use tessera_lite::model::{Model, TensorType};
 

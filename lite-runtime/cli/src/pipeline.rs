@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{Arg, ArgMatches, value_parser};
-use tessera_lite::ctr::{self, Predictor};
-use tessera_lite::pipeline::{
+use tessera_data::ctr::{self, Predictor};
+use tessera_data::pipeline::{
     DEMO_CONFIG, DEMO_VOCAB, PipelineError, Reference, demo_table, run as run_pipeline,
 };
 

@@ -10,9 +10,9 @@ use std::time::Instant;
 use clap::{Arg, ArgMatches, Command, value_parser};
 use tessera_core::cursor::RowCursor;
 use tessera_core::data::{BatchError, DataErrorKind, Dims, Key, NormConfig, RawConfig};
-use tessera_lite::buffers::MemoryBudget;
-use tessera_lite::cursor_set::{CursorSet, CursorSetConfig};
-use tessera_lite::dataset::{DatasetPlan, FileList, IoMode, NormFileHeader, ParquetConfig};
+use tessera_data::buffers::MemoryBudget;
+use tessera_data::cursor_set::{CursorSet, CursorSetConfig};
+use tessera_data::dataset::{DatasetPlan, FileList, IoMode, NormFileHeader, ParquetConfig};
 
 use super::{
     BATCH_SAMPLES, Format, data_failure, detect, fit_to_files, norm_header_failure,

@@ -20,8 +20,8 @@ use crate::buffers::BatchBuffers;
 /// use std::thread;
 /// use tessera_core::cursor::RowCursor;
 /// use tessera_core::data::{Dims, NormConfig, NormEncoder, NormSlice};
-/// use tessera_lite::buffers::BatchBuffers;
-/// use tessera_lite::cursor_set::partition_cursors;
+/// use tessera_data::buffers::BatchBuffers;
+/// use tessera_data::cursor_set::partition_cursors;
 ///
 /// let config = NormConfig::new(Dims::new(1, 0, 1), 1);
 /// let enc = NormEncoder::<u32>::new(config);

@@ -17,7 +17,7 @@ use super::error::DatasetError;
 ///
 /// ```
 /// use std::path::Path;
-/// use tessera_lite::dataset::FileList;
+/// use tessera_data::dataset::FileList;
 ///
 /// let list = FileList::parse("2\n./a.data\n/data/b.data\n", Path::new("/lists")).unwrap();
 /// assert_eq!(list.paths()[0], Path::new("/lists/./a.data"));

@@ -11,9 +11,9 @@ use std::thread;
 
 use tessera_core::cursor::RowCursor;
 use tessera_core::data::{BatchSource, Check, Dims, NormConfig, NormEncoder, SampleCursor};
-use tessera_lite::buffers::BatchBuffers;
-use tessera_lite::cursor_set::{BufferPool, CursorSet, CursorSetConfig};
-use tessera_lite::dataset::{DatasetPlan, IoMode, ParquetConfig};
+use tessera_data::buffers::BatchBuffers;
+use tessera_data::cursor_set::{BufferPool, CursorSet, CursorSetConfig};
+use tessera_data::dataset::{DatasetPlan, IoMode, ParquetConfig};
 
 #[path = "support/counting_alloc.rs"]
 mod counting_alloc;

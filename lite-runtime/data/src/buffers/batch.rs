@@ -57,7 +57,7 @@ impl<K: Key> BatchBuffers<K> {
     ///
     /// ```
     /// use tessera_core::data::Dims;
-    /// use tessera_lite::buffers::{BatchBuffers, BuffersError, MemoryBudget};
+    /// use tessera_data::buffers::{BatchBuffers, BuffersError, MemoryBudget};
     ///
     /// let dims = Dims::new(1, 3, 4);
     /// let mut buffers = BatchBuffers::<u32>::with_budget(dims, 256, 256 * 4 * 8, MemoryBudget::DEFAULT)?;

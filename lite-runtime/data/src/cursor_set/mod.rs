@@ -28,8 +28,8 @@
 //! use std::thread;
 //! use tessera_core::cursor::RowCursor;
 //! use tessera_core::data::{Check, Dims, NormConfig, NormEncoder, NormSlice, SampleCursor};
-//! use tessera_lite::buffers::BatchBuffers;
-//! use tessera_lite::cursor_set::{CursorSet, CursorSetConfig};
+//! use tessera_data::buffers::BatchBuffers;
+//! use tessera_data::cursor_set::{CursorSet, CursorSetConfig};
 //!
 //! let config = NormConfig::new(Dims::new(1, 0, 2), 2).with_check(Check::Sum);
 //! let enc = NormEncoder::<u32>::new(config);

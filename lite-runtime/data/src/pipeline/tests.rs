@@ -14,7 +14,7 @@ fn demo_file_of_i32() -> Vec<u8> {
 /// A file of the demo (`lite-runtime/cli/demo`), the inputs `tessera` reads by default.
 fn demo(name: &str) -> Vec<u8> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("cli/demo")
+        .join("../cli/demo")
         .join(name);
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
@@ -58,9 +58,9 @@ fn absurd_sizes_are_errors_naming_the_bytes() {
 #[test]
 #[cfg_attr(miri, ignore)]
 fn the_demo_model_predicts_what_litert_does() {
-    use crate::interpreter::{AllOps, Interpreter, Options};
+    use tessera_lite::interpreter::{AllOps, Interpreter, Options};
     let bytes = demo("ctr_b4.tflite");
-    let model = crate::model::Model::load(&bytes).unwrap();
+    let model = tessera_lite::model::Model::load(&bytes).unwrap();
     let options = Options::default();
     let mut arena = vec![0u8; Interpreter::required(&model, &AllOps, &options).unwrap()];
     let it = Interpreter::new(model, &AllOps, &mut arena, &options).unwrap();

@@ -26,7 +26,7 @@ use crate::buffers::BatchBuffers;
 /// use std::thread;
 /// use tessera_core::cursor::RowCursor;
 /// use tessera_core::data::{Dims, NormConfig, NormEncoder, NormSlice};
-/// use tessera_lite::cursor_set::{BufferPool, CursorSet, CursorSetConfig};
+/// use tessera_data::cursor_set::{BufferPool, CursorSet, CursorSetConfig};
 ///
 /// let config = NormConfig::new(Dims::new(1, 0, 1), 1);
 /// let enc = NormEncoder::<u32>::new(config);

@@ -39,8 +39,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// ```no_run
 /// use tessera_core::cursor::RowCursor;
 /// use tessera_core::data::{Dims, NormConfig, SampleCursor};
-/// use tessera_lite::buffers::BatchBuffers;
-/// use tessera_lite::dataset::{DatasetPlan, FileList};
+/// use tessera_data::buffers::BatchBuffers;
+/// use tessera_data::dataset::{DatasetPlan, FileList};
 ///
 /// let config = NormConfig::new(Dims::new(1, 13, 26), 1);
 /// let plan = DatasetPlan::norm(FileList::resolve("train/file_list.txt".as_ref())?, config)?;

@@ -6,13 +6,13 @@ use std::fmt;
 /// Rank `rank` of a world of `world` processes, each reading every `world`-th file.
 ///
 /// ```
-/// use tessera_lite::dataset::Shard;
+/// use tessera_data::dataset::Shard;
 ///
 /// let shard = Shard::new(1, 3)?;
 /// let mine: Vec<usize> = (0..7).filter(|&f| shard.owns(f)).collect();
 /// assert_eq!(mine, [1, 4]);
 /// assert!(Shard::new(3, 3).is_err());
-/// # Ok::<(), tessera_lite::dataset::ShardError>(())
+/// # Ok::<(), tessera_data::dataset::ShardError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Shard {

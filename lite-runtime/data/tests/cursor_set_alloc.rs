@@ -19,8 +19,8 @@ use tessera_core::data::{
     BatchInfo, BatchSource, Check, DataError, Dims, NormConfig, NormEncoder, NormSlice,
     SampleBatch, SampleCursor,
 };
-use tessera_lite::buffers::BatchBuffers;
-use tessera_lite::cursor_set::{BufferPool, CursorSet, CursorSetConfig};
+use tessera_data::buffers::BatchBuffers;
+use tessera_data::cursor_set::{BufferPool, CursorSet, CursorSetConfig};
 
 #[path = "support/counting_alloc.rs"]
 mod counting_alloc;

@@ -15,7 +15,7 @@ use core::fmt;
 
 use tessera_core::data::SampleBatch;
 
-use crate::interpreter::{ErrorKind, Interpreter, InterpreterError};
+use tessera_lite::interpreter::{ErrorKind, Interpreter, InterpreterError};
 
 /// Slots per sample.
 pub const SLOTS: usize = 26;
@@ -202,7 +202,12 @@ impl<'m, 'a> Predictor<'m, 'a> {
     /// [`PredictError::Interpreter`] with [`ErrorKind::NoSuchTensor`] if the model is not
     /// shaped so.
     pub fn new(it: Interpreter<'m, 'a>) -> Result<Self, PredictError> {
-        let missing = PredictError::Interpreter(InterpreterError::new(ErrorKind::NoSuchTensor));
+        let missing = PredictError::Interpreter(InterpreterError {
+            kind: ErrorKind::NoSuchTensor,
+            operator: None,
+            op: None,
+            tensor: None,
+        });
         let keys = it
             .signature_input("serving_default", "keys")
             .ok_or(missing)?;
