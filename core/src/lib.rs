@@ -30,6 +30,7 @@
 //!   one-to-many and seeded-shuffle cursors.
 //! - [`data`]: HugeCTR's data path: Norm and Raw decoders fed as bytes arrive, samples in
 //!   HugeCTR's CSR layout, embedding-bag pooling.
+//! - [`npy`]: numpy's `.npy` files read in place and headers written into caller buffers.
 //! - [`error`]: the capacity error shared by every writer.
 //!
 //! ## Example
@@ -52,6 +53,7 @@ pub mod cursor;
 pub mod data;
 pub mod error;
 pub mod memory;
+pub mod npy;
 pub mod plan;
 pub mod sparse;
 pub mod strings;

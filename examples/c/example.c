@@ -26,7 +26,7 @@
 enum { TYPE_FLOAT32 = 0, TYPE_INT32 = 2, TYPE_UINT8 = 3, TYPE_INT64 = 4, TYPE_STRING = 5,
        TYPE_BOOL = 6, TYPE_INT8 = 9 };
 
-/* The CTR model's encoding of a sample (lite-runtime/src/ctr.rs): 26 slots of up to 3 keys,
+/* The CTR model's encoding of a sample (lite-runtime/data/src/ctr.rs): 26 slots of up to 3 keys,
  * slot s's keys in [400 s, 400 (s + 1)) fed as key - 400 s + 1, 0 meaning "no key". */
 enum { SLOTS = 26, KEYS_PER_SLOT = 3, DENSE = 13, VOCAB_PER_SLOT = 400 };
 
@@ -330,9 +330,9 @@ static void run_ctr(TesseraInterpreter *it, const Ctr *ctr, const char *norm_pat
 int main(int argc, char **argv) {
   /* With no arguments: the bundled CTR model on the bundled dataset, checked against the
    * predictions the host computed (run from the repository root). */
-  const char *model_path = "lite-runtime/data/ctr_b4.tflite";
-  const char *norm_path = "lite-runtime/data/demo.norm";
-  const char *expected_path = "lite-runtime/data/ctr_b4.demo_predictions.npy";
+  const char *model_path = "lite-runtime/cli/demo/ctr_b4.tflite";
+  const char *norm_path = "lite-runtime/cli/demo/demo.norm";
+  const char *expected_path = "lite-runtime/cli/demo/ctr_b4.demo_predictions.npy";
   if (argc > 1) {
     model_path = argv[1];
     norm_path = argc > 2 ? argv[2] : NULL;

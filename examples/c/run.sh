@@ -30,9 +30,9 @@ cc -std=c11 -O2 -Wall -Werror -I lite-runtime/capi/include examples/c/example.c 
 
 # A corrupt dataset must be an error naming the sample and byte, not a crash.
 bad="$out/flipped.norm"
-cp lite-runtime/data/demo.norm "$bad"
+cp lite-runtime/cli/demo/demo.norm "$bad"
 printf '\xff' | dd of="$bad" bs=1 seek=5000 conv=notrunc status=none
-if "$out/example" lite-runtime/data/ctr_b4.tflite "$bad" 2>"$out/flipped.err"; then
+if "$out/example" lite-runtime/cli/demo/ctr_b4.tflite "$bad" 2>"$out/flipped.err"; then
   echo "examples/c: a flipped byte in the dataset was not reported" >&2
   exit 1
 fi

@@ -16,7 +16,7 @@ mod strings_job;
 use std::{env, fs, path::PathBuf};
 
 use tessera_core::plan::{Lifetime, PlanBuffer};
-use tessera_lite::ctr::Predictor;
+use tessera_data::ctr::Predictor;
 use tessera_lite::interpreter::{Interpreter, Options};
 
 fn main() {
@@ -26,8 +26,8 @@ fn main() {
     println!("cargo:rustc-link-search={}", out.display());
     println!("cargo:rerun-if-changed=memory.x");
     println!("cargo:rerun-if-changed=src/job.rs");
-    println!("cargo:rerun-if-changed=../../lite-runtime/data/demo.norm");
-    println!("cargo:rerun-if-changed=../../lite-runtime/data/ctr_b4.tflite");
+    println!("cargo:rerun-if-changed=../../lite-runtime/cli/demo/demo.norm");
+    println!("cargo:rerun-if-changed=../../lite-runtime/cli/demo/ctr_b4.tflite");
     println!("cargo:rerun-if-changed=src/kws.rs");
     println!("cargo:rerun-if-changed=src/strings_job.rs");
     for f in [

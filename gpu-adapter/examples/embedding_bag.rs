@@ -28,10 +28,10 @@ use std::time::Instant;
 use tessera_core::data::{
     BatchSource, NormConfig, NormEncoder, PoolConfig, Pooling, SampleBatch, embedding_bag,
 };
+use tessera_data::cursor_set::{CursorSet, CursorSetConfig};
+use tessera_data::dataset::DatasetPlan;
 use tessera_gpu::staging::BatchShape;
 use tessera_gpu::{BatchUploader, DeviceTable, EmbeddingBag, Gpu, GpuError, PooledOutput};
-use tessera_lite::cursor_set::{CursorSet, CursorSetConfig};
-use tessera_lite::dataset::DatasetPlan;
 
 const BATCH: usize = 4096;
 const DIM: usize = 64;

@@ -48,10 +48,9 @@ use tessera_core::data::{
     BatchIndex, BatchSource, Check, Dims, NormConfig, NormDecoder, NormEncoder, NormSlice,
     SampleCursor,
 };
-use tessera_lite::cursor_set::{
-    BatchBuffers, BufferPool, CursorSet, CursorSetConfig, partition_cursors,
-};
-use tessera_lite::dataset::{DatasetPlan, FileList, ParquetConfig};
+use tessera_data::buffers::BatchBuffers;
+use tessera_data::cursor_set::{BufferPool, CursorSet, CursorSetConfig, partition_cursors};
+use tessera_data::dataset::{DatasetPlan, FileList, ParquetConfig};
 
 mod support;
 use support::Rng;

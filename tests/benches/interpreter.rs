@@ -11,9 +11,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use tessera_core::npy::NpyView;
 use tessera_lite::interpreter::{AllOps, Interpreter, Options};
 use tessera_lite::model::{Model, TensorType};
-use tessera_lite::npy::Npy;
 
 fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/models")
@@ -31,13 +31,13 @@ fn aligned(name: &str) -> (Vec<u8>, usize, usize) {
 fn set_reference_inputs(name: &str, it: &mut Interpreter<'_, '_>) {
     for k in 0..it.input_count() {
         let file = std::fs::read(dir().join(format!("{name}.in{k}.npy"))).expect("input");
-        let npy = Npy::parse(&file).expect("npy");
+        let npy = NpyView::parse(&file).expect("npy");
         let t = it.input_tensor(k).unwrap();
         if it.tensor_type(t).unwrap() == TensorType::String {
             let s: Vec<&[u8]> = npy.strings().collect();
             it.set_input_strings(k, s).unwrap();
         } else {
-            it.input_bytes_mut(k).unwrap().copy_from_slice(&npy.data);
+            it.input_bytes_mut(k).unwrap().copy_from_slice(npy.data());
         }
     }
 }

@@ -203,7 +203,7 @@ static void failures_a_caller_handles(const uint8_t *file, size_t len) {
 int main(void) {
   const char *path = getenv("TESSERA_NORM");
   size_t len;
-  uint8_t *file = read_file(path ? path : "lite-runtime/data/demo.norm", &len);
+  uint8_t *file = read_file(path ? path : "lite-runtime/cli/demo/demo.norm", &len);
   whole_and_chunked_agree(file, len);
   failures_a_caller_handles(file, len);
   free(file);

@@ -6,9 +6,9 @@
 
 use std::path::PathBuf;
 
-use tessera_lite::interpreter::{AllOps, Interpreter, Options};
+use tessera_core::npy::{NpyType, NpyView};
+use tessera_lite::interpreter::{AllOps, Interpreter, Options, dtype_of};
 use tessera_lite::model::{Model, TensorType};
-use tessera_lite::npy::{Npy, NpyType};
 
 fn fixture(name: &str) -> Option<Vec<u8>> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -44,29 +44,30 @@ fn check(name: &str, reference: &str, shift: usize) {
 
     for k in 0..it.input_count() {
         let file = fixture(&format!("{name}.in{k}.npy")).expect("reference input");
-        let npy = Npy::parse(&file).unwrap();
+        let npy = NpyView::parse(&file).unwrap();
         let t = it.input_tensor(k).unwrap();
         let ty = it.tensor_type(t).unwrap();
         if ty == TensorType::String {
             let strings: Vec<&[u8]> = npy.strings().collect();
             it.set_input_strings(k, strings).unwrap();
         } else {
-            assert_eq!(Some(npy.dtype), NpyType::of(ty), "{name}: input {k} type");
+            let npy_type = dtype_of(ty).map(NpyType::from);
+            assert_eq!(Some(npy.dtype()), npy_type, "{name}: input {k} type");
             let dst = it.input_bytes_mut(k).unwrap();
-            assert_eq!(dst.len(), npy.data.len(), "{name}: input {k} bytes");
-            dst.copy_from_slice(&npy.data);
-            npy.dtype.swap_to_host(dst);
+            assert_eq!(dst.len(), npy.data().len(), "{name}: input {k} bytes");
+            dst.copy_from_slice(npy.data());
+            npy.dtype().swap_to_host(dst);
         }
     }
     it.invoke().unwrap_or_else(|e| panic!("{name}: {e}"));
 
     for j in 0..it.output_count() {
         let file = fixture(&format!("{name}.{reference}{j}.npy")).expect("reference output");
-        let want = Npy::parse(&file).unwrap();
+        let want = NpyView::parse(&file).unwrap();
         let t = it.output_tensor(j).unwrap();
         let ty = it.tensor_type(t).unwrap();
         let shape = it.tensor_shape(t).unwrap();
-        assert_eq!(shape.dims(), &want.shape[..], "{name}: output {j} shape");
+        assert_eq!(shape.dims(), want.shape(), "{name}: output {j} shape");
         if ty == TensorType::String {
             let got: Vec<&[u8]> = it.output_strings(j).unwrap().iter().collect();
             let want: Vec<&[u8]> = want.strings().collect();
@@ -74,16 +75,16 @@ fn check(name: &str, reference: &str, shift: usize) {
             continue;
         }
         let mut got = it.output_bytes(j).unwrap().to_vec();
-        want.dtype.swap_to_host(&mut got);
-        if want.dtype == NpyType::F32 {
-            for (i, (g, w)) in got.chunks(4).zip(want.data.chunks(4)).enumerate() {
+        want.dtype().swap_to_host(&mut got);
+        if want.dtype() == NpyType::F32 {
+            for (i, (g, w)) in got.chunks(4).zip(want.data().chunks(4)).enumerate() {
                 let g = f32::from_le_bytes(g.try_into().unwrap());
                 let w = f32::from_le_bytes(w.try_into().unwrap());
                 let ok = (g - w).abs() <= 1e-5 + 1e-5 * w.abs() || (g.is_nan() && w.is_nan());
                 assert!(ok, "{name}: output {j}[{i}] = {g}, LiteRT {w}");
             }
         } else {
-            assert_eq!(got, want.data, "{name}: output {j} ({:?})", want.dtype);
+            assert_eq!(got, want.data(), "{name}: output {j} ({:?})", want.dtype());
         }
     }
 }

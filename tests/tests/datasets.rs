@@ -9,8 +9,8 @@ use serde_json::Value;
 use tessera_core::data::{
     BatchSource, Check, DataError, DataErrorKind, Dims, ErrorPolicy, Key, NormConfig, RawConfig,
 };
-use tessera_lite::cursor_set::BatchBuffers;
-use tessera_lite::dataset::{
+use tessera_data::buffers::BatchBuffers;
+use tessera_data::dataset::{
     ConvertOptions, DatasetError, DatasetPlan, DatasetSource, FileList, FileListErrorKind, IoMode,
     ParquetConfig, RowErrorKind, SchemaErrorKind, convert_to_norm,
 };
@@ -652,7 +652,7 @@ fn malformed_file_lists_name_the_line() {
             }
             (DatasetError::Data { path: p, .. }, "empty.txt" | "word.txt") => {
                 assert_eq!(p, &path);
-                let e = tessera_lite::dataset::FileList::read(&path).unwrap_err();
+                let e = tessera_data::dataset::FileList::read(&path).unwrap_err();
                 let DatasetError::FileList { error, .. } = e else {
                     panic!("{e}")
                 };

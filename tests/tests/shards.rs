@@ -10,8 +10,9 @@ use tessera_core::data::{
     BatchError, BatchSource, Check, DataErrorKind, Dims, NormConfig, NormEncoder, RawConfig,
     SampleCursor,
 };
-use tessera_lite::cursor_set::{BatchBuffers, CursorSet, CursorSetConfig};
-use tessera_lite::dataset::{DatasetError, DatasetPlan, IoMode, ParquetConfig, Shard, ShardError};
+use tessera_data::buffers::BatchBuffers;
+use tessera_data::cursor_set::{CursorSet, CursorSetConfig};
+use tessera_data::dataset::{DatasetError, DatasetPlan, IoMode, ParquetConfig, Shard, ShardError};
 
 const DIMS: Dims = Dims::new(1, 2, 3);
 const MAX_NNZ: usize = 3;

@@ -114,7 +114,7 @@ pub enum DataErrorKind {
     },
     /// A dataset reader failed outside the bytes of a record: a file that cannot be opened
     /// or read, a Parquet page, a stale row count. The whole error (with the file's path) is
-    /// kept by the reader (`tessera_lite::dataset::DatasetPlan::failure`).
+    /// kept by the reader (`tessera_data::dataset::DatasetPlan::failure`).
     Source {
         /// The file's index in the reader's list.
         file: u64,

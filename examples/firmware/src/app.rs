@@ -2,7 +2,7 @@
 //! each checked against what it must equal.
 
 use cortex_m::peripheral::DWT;
-use tessera_lite::ctr::Predictor;
+use tessera_data::ctr::Predictor;
 use tessera_lite::interpreter::{Interpreter, Options};
 
 use crate::expected::*;

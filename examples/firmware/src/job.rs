@@ -6,13 +6,13 @@ use tessera_core::data::{
     Check, DataError, Dims, NormConfig, NormDecoder, PoolConfig, Pooling, SampleBatch, Status,
     embedding_bag,
 };
-use tessera_lite::ctr::{PredictError, Predictor};
+use tessera_data::ctr::{PredictError, Predictor};
 use tessera_lite::interpreter::{InterpreterError, MutableOpResolver, kernels};
 use tessera_lite::model::{Model, ModelError};
 
 /// The bundled dataset: 1 024 Criteo-shaped samples (1 label, 13 dense, 26 slots of 1 to 3
 /// `u32` keys) in HugeCTR's Norm format with checksums, kept in flash.
-pub static DEMO_NORM: &[u8] = include_bytes!("../../../lite-runtime/data/demo.norm");
+pub static DEMO_NORM: &[u8] = include_bytes!("../../../lite-runtime/cli/demo/demo.norm");
 
 /// How the dataset is read.
 pub const CONFIG: NormConfig = NormConfig::new(Dims::new(1, 13, 26), 3).with_check(Check::Sum);
@@ -62,9 +62,18 @@ pub fn ctr_ops() -> MutableOpResolver<9> {
     ops
 }
 
+/// Bytes kept on a 16-byte boundary, so the model's constants are read in place.
+#[repr(C, align(16))]
+struct Aligned<B: ?Sized>(B);
+
+/// The bundled CTR model (`ctr_b4.tflite`: batch 4, TensorFlow's converter), in flash.
+static MODEL_BYTES: &Aligned<[u8]> = &Aligned(*include_bytes!(
+    "../../../lite-runtime/cli/demo/ctr_b4.tflite"
+));
+
 /// The bundled CTR model, checked (it lies in flash, 16-byte aligned).
 pub fn model() -> Result<Model<'static>, ModelError> {
-    Model::load(tessera_lite::ctr::model())
+    Model::load(&MODEL_BYTES.0)
 }
 
 /// What one pass over the dataset found.

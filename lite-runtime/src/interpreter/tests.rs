@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::model::BuiltinOperator;
-use crate::npy::{Npy, NpyType};
+use tessera_core::npy::{NpyType, NpyView};
 
 const SPARSE: &[u8] = include_bytes!("../../../tests/fixtures/models/sparse.tflite");
 const SPARSE_IN: &[u8] = include_bytes!("../../../tests/fixtures/models/sparse.in0.npy");
@@ -33,34 +33,25 @@ fn placed(bytes: &[u8], shift: usize) -> (std::vec::Vec<u8>, usize) {
     (buf, at)
 }
 
-/// `.npy` (little-endian) bytes into the host's order, or back.
-fn swap(t: NpyType, bytes: &mut [u8]) {
-    if cfg!(target_endian = "big") && t.size() > 1 && !matches!(t, NpyType::Bytes(_)) {
-        for w in bytes.chunks_exact_mut(t.size()) {
-            w.reverse();
-        }
-    }
-}
-
 fn set(it: &mut Interpreter<'_, '_>, i: usize, file: &[u8]) {
-    let npy = Npy::parse(file).unwrap();
+    let npy = NpyView::parse(file).unwrap();
     let dst = it.input_bytes_mut(i).unwrap();
-    dst.copy_from_slice(&npy.data);
-    swap(npy.dtype, dst);
+    dst.copy_from_slice(npy.data());
+    npy.dtype().swap_to_host(dst);
 }
 
 fn check(it: &Interpreter<'_, '_>, j: usize, file: &[u8]) {
-    let want = Npy::parse(file).unwrap();
+    let want = NpyView::parse(file).unwrap();
     let mut got = it.output_bytes(j).unwrap().to_vec();
-    swap(want.dtype, &mut got);
+    want.dtype().swap_to_host(&mut got);
     assert_eq!(
         it.tensor_shape(it.output_tensor(j).unwrap())
             .unwrap()
             .dims(),
-        &want.shape[..]
+        want.shape()
     );
-    if want.dtype == NpyType::F32 {
-        for (g, w) in got.chunks(4).zip(want.data.chunks(4)) {
+    if want.dtype() == NpyType::F32 {
+        for (g, w) in got.chunks(4).zip(want.data().chunks(4)) {
             let g = f32::from_le_bytes(g.try_into().unwrap());
             let w = f32::from_le_bytes(w.try_into().unwrap());
             assert!(
@@ -69,7 +60,7 @@ fn check(it: &Interpreter<'_, '_>, j: usize, file: &[u8]) {
             );
         }
     } else {
-        assert_eq!(got, want.data, "output {j}");
+        assert_eq!(got, want.data(), "output {j}");
     }
 }
 

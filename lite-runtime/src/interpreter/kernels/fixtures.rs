@@ -14,10 +14,11 @@ pub fn read(name: &str) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// The data of a little-endian `.npy` file (version 1: the header ends at the first newline).
+/// The data of a `.npy` file (read with tessera-core's reader).
 pub fn npy_data(bytes: &[u8]) -> &[u8] {
-    let len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
-    &bytes[10 + len..]
+    tessera_core::npy::NpyView::parse(bytes)
+        .expect("a .npy fixture")
+        .data()
 }
 
 /// The float32 values of fixture `.npy` file `name`.
