@@ -331,7 +331,7 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         // The header and the data are apart: the records are read while the data is written.
         let records = tensor_records(self.header, self.counts);
         for (r, t) in records.iter().zip(self.graph.tensors().iter()) {
-            if r.place() != Place::Persistent {
+            if !matches!(r.place(), Place::Persistent | Place::Variable) {
                 continue;
             }
             let Some(src) = t.data() else { continue };
@@ -390,6 +390,25 @@ impl<'m, 'a> Interpreter<'m, 'a> {
             }
             self.records_mut()[t].written = 1;
         }
+    }
+
+    /// Sets the state kept between invokes back to what set-up left: every variable tensor to
+    /// its initial value (zeros where the model gives none) and every kernel's persistent
+    /// bytes as its `init` fills them (a streaming model's delay lines, an LSTM's cell). Inputs
+    /// and outputs are left as they are. Allocates nothing.
+    ///
+    /// # Errors
+    /// What a kernel's `init` reports (as at set-up).
+    pub fn reset_state(&mut self) -> Result<(), InterpreterError> {
+        let records = tensor_records(self.header, self.counts);
+        for r in records.iter().filter(|r| r.place() == Place::Variable) {
+            let start = r.offset as usize;
+            if let Some(bytes) = self.data.get_mut(start..start + r.bytes as usize) {
+                bytes.fill(0);
+            }
+        }
+        self.copy_constants()?;
+        self.run_inits()
     }
 
     fn run_inits(&mut self) -> Result<(), InterpreterError> {
@@ -570,7 +589,7 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         let (start, end) = (r.offset as usize, r.offset as usize + r.bytes as usize);
         let bytes = match r.place() {
             Place::Model => self.model.bytes().get(start..end),
-            Place::Planned | Place::Persistent => self.data.get(start..end),
+            Place::Planned | Place::Persistent | Place::Variable => self.data.get(start..end),
             Place::None => Some(&[][..]),
         };
         let full = bytes.ok_or(InterpreterError::at_tensor(ErrorKind::TooLarge, t))?;
@@ -582,7 +601,10 @@ impl<'m, 'a> Interpreter<'m, 'a> {
             .records()
             .get(t)
             .ok_or(InterpreterError::new(ErrorKind::NoSuchTensor))?;
-        if !matches!(r.place(), Place::Planned | Place::Persistent) {
+        if !matches!(
+            r.place(),
+            Place::Planned | Place::Persistent | Place::Variable
+        ) {
             return Err(InterpreterError::at_tensor(ErrorKind::NoSuchTensor, t));
         }
         let (start, end) = (r.offset as usize, r.offset as usize + r.bytes as usize);

@@ -119,7 +119,7 @@ pub(crate) fn holding(
     let unsupported = at(ErrorKind::TensorType { dtype });
     if let Some(data) = t.data() {
         let place = if t.is_variable() {
-            Place::Persistent
+            Place::Variable
         } else if in_place(dtype, data) {
             Place::Model
         } else {
@@ -144,7 +144,7 @@ pub(crate) fn holding(
         return Err(at(ErrorKind::TooLarge));
     }
     let place = if t.is_variable() {
-        Place::Persistent
+        Place::Variable
     } else {
         Place::Planned
     };
@@ -306,7 +306,7 @@ pub(crate) fn measure(
         let (shape, place, bytes) = holding(graph, densify, &t, options)?;
         let at = persistent;
         let size = if place == Place::Planned { bytes } else { 0 };
-        if place == Place::Persistent {
+        if matches!(place, Place::Persistent | Place::Variable) {
             persistent = align_up(at.checked_add(bytes).ok_or(TOO_LARGE)?).ok_or(TOO_LARGE)?;
         }
         // Not yet seen: an empty lifetime, fixed below.
@@ -456,7 +456,7 @@ fn tensor_record(
         *d = u32::try_from(s).map_err(|_| TOO_LARGE)?;
     }
     let offset = match place {
-        Place::Persistent => at,
+        Place::Persistent | Place::Variable => at,
         Place::Model => t
             .data()
             .map_or(0, |d| d.as_ptr() as usize - model.as_ptr() as usize),
