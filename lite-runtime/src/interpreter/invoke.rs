@@ -61,26 +61,47 @@ impl Interpreter<'_, '_> {
     /// A kernel's error (a bad index in the data, strings over their budget), naming the
     /// operator. The outputs are then unspecified; the interpreter may be invoked again.
     pub fn invoke(&mut self) -> Result<(), InterpreterError> {
-        for j in 0..(self.counts.ops as usize) {
-            self.run_operator(j)?;
+        #[cfg(feature = "control-flow")]
+        return self.run_graph(0);
+        #[cfg(not(feature = "control-flow"))]
+        {
+            for j in 0..(self.counts.ops as usize) {
+                self.run_operator(j, 0, self.counts.tensors as usize)?;
+            }
+            Ok(())
         }
-        Ok(())
     }
 
-    fn run_operator(&mut self, j: usize) -> Result<(), InterpreterError> {
+    /// Runs operator record `j`, of a graph whose tensors are the `count` records from
+    /// `base` (its operands are indices among them).
+    pub(crate) fn run_operator(
+        &mut self,
+        j: usize,
+        base: usize,
+        count: usize,
+    ) -> Result<(), InterpreterError> {
         let rec = self.op_record(j);
         let kernel = self.kernel(j, &rec)?;
+        #[cfg(feature = "control-flow")]
+        if let Some((flow, _)) = super::control::flow_at(rec.kernel) {
+            return self.run_control(j, flow, kernel.op, &rec, base);
+        }
         let op = kernel.op;
         let fail = |e: KernelError| InterpreterError::at_op(ErrorKind::Kernel(e), j, op);
 
         let t_bytes = (self.counts.tensors as usize) * size_of::<TensorRecord>();
-        let o_bytes = (self.counts.ops as usize) * size_of::<OpRecord>();
+        let o_bytes = self.counts.operands_at() - t_bytes;
         let (records, rest) = self.header.split_at_mut(t_bytes);
         let operands_bytes = rest
             .get(o_bytes..o_bytes + (self.counts.operands as usize) * 4)
             .ok_or(fail(OVERLAP))?;
         let operands = <[i32]>::ref_from_bytes(operands_bytes).map_err(|_| fail(OVERLAP))?;
         let records = <[TensorRecord]>::mut_from_bytes(records).map_err(|_| fail(OVERLAP))?;
+        // The graph's own records: its operands index them.
+        #[cfg(feature = "control-flow")]
+        let records = records.get_mut(base..base + count).ok_or(fail(OVERLAP))?;
+        #[cfg(not(feature = "control-flow"))]
+        let _ = (base, count);
         let start = rec.operands as usize;
         let (n_in, n_out) = (usize::from(rec.inputs), usize::from(rec.outputs));
         let inputs = operands.get(start..start + n_in).ok_or(fail(OVERLAP))?;
