@@ -14,7 +14,7 @@ use super::base::math;
 use super::base::table::{self, Accept};
 use crate::interpreter::{Eval, Init, Kernel, KernelError, Prepare};
 use crate::model::{BuiltinOperator, LeakyReluOptions, TensorType};
-use relus::Relu as R;
+use relus::Kind as R;
 
 /// LOGISTIC.
 pub static LOGISTIC: Kernel = Kernel {
@@ -278,17 +278,12 @@ pub(crate) fn leaky_relu(x: f32, alpha: f32) -> f32 {
     if x > 0.0 { x } else { x * alpha }
 }
 
-/// RELU_N1_TO_1: `x` clamped to `[-1, 1]` (`x > 1 ? 1 : x < -1 ? -1 : x`; NaN stays NaN).
+/// RELU_N1_TO_1: `x` clamped to `[-1, 1]` (f32::clamp keeps NaN and -0, as the reference's
+/// `x > 1 ? 1 : x < -1 ? -1 : x`).
 #[inline]
 #[must_use]
 pub(crate) fn relu_n1_to_1(x: f32) -> f32 {
-    if x > 1.0 {
-        1.0
-    } else if x < -1.0 {
-        -1.0
-    } else {
-        x
-    }
+    x.clamp(-1.0, 1.0)
 }
 
 /// ELU: `x < 0 ? expm1(x) : x`.

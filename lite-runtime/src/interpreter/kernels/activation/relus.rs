@@ -23,7 +23,7 @@ use crate::model::TensorType;
 
 /// Which op.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Relu {
+pub(crate) enum Kind {
     /// RELU: `[0, inf)`.
     Relu,
     /// RELU6: `[0, 6]`.
@@ -102,9 +102,9 @@ fn prepare_common(ctx: &Prepare<'_>) -> Result<(Params, TensorType, f32, f32), K
 }
 
 /// A ReLU's set-up: the clamp of `QuantizedReluX`.
-pub(crate) fn prepare(ctx: &mut Prepare<'_>, relu: Relu) -> Result<(), KernelError> {
+pub(crate) fn prepare(ctx: &mut Prepare<'_>, relu: Kind) -> Result<(), KernelError> {
     let (mut p, dtype, _, out_scale) = prepare_common(ctx)?;
-    if relu == Relu::ReluN1To1 && dtype == TensorType::Int16 {
+    if relu == Kind::ReluN1To1 && dtype == TensorType::Int16 {
         return Err(check::TYPE);
     }
     // `zero_point + static_cast<int32>(roundf(bound / scale))`, in float.
@@ -118,9 +118,9 @@ pub(crate) fn prepare(ctx: &mut Prepare<'_>, relu: Relu) -> Result<(), KernelErr
         Ok(p.out_zp.saturating_add(r as i32))
     };
     let (lo, hi) = match relu {
-        Relu::Relu => (0.0, None),
-        Relu::Relu6 => (0.0, Some(6.0)),
-        Relu::ReluN1To1 => (-1.0, Some(1.0)),
+        Kind::Relu => (0.0, None),
+        Kind::Relu6 => (0.0, Some(6.0)),
+        Kind::ReluN1To1 => (-1.0, Some(1.0)),
     };
     p.min = p.min.max(bound(lo)?);
     if let Some(hi) = hi {

@@ -97,7 +97,8 @@ pub(crate) fn eval_sqrt<T: QType>(ctx: &mut Eval<'_>) -> Result<(), KernelError>
     let y = output_n::<T>(ctx, 0, n)?;
     for (y, &x) in y.iter_mut().zip(x) {
         let dequantized = p.in_scale * (x.get() - p.in_zp) as f32;
-        if !(dequantized >= 0.0) {
+        // A finite scale times an integer: never NaN.
+        if dequantized < 0.0 {
             return Err(SQRT_NEGATIVE);
         }
         // `static_cast<int>`: truncation (saturating where C is undefined).
