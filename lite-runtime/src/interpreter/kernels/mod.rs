@@ -90,7 +90,7 @@ kernels! {
             ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, EQUAL,
             NOT_EQUAL, SELECT, SELECT_V2,
         ];
-        activation: [LOGISTIC, TANH, RELU, RELU6, LEAKY_RELU];
+        activation: [LOGISTIC, TANH, RELU, RELU6, LEAKY_RELU, RELU_N1_TO_1, ELU];
         floor: [FLOOR];
         softmax: [SOFTMAX, LOG_SOFTMAX] + [SOFTMAX_INT8];
         cast: [CAST];
@@ -102,6 +102,14 @@ kernels! {
         pool: [AVERAGE_POOL_2D, MAX_POOL_2D] + [AVERAGE_POOL_2D_INT8, MAX_POOL_2D_INT8];
         quantize: [QUANTIZE, DEQUANTIZE];
         pad: [PAD, PADV2];
+        // unary math and activations
+        elementwise_math: [
+            ABS, CEIL, ROUND, COS, SIN, EXP, LOG, SQRT, RSQRT, SQUARE, NEG, SIGN, ZEROS_LIKE,
+            LOGICAL_NOT,
+        ];
+        hard_swish: [HARD_SWISH];
+        gelu: [GELU];
+        prelu: [PRELU];
     }
     custom {}
 }
