@@ -184,6 +184,9 @@ fn element_size(kind: u32) -> usize {
     if kind == I16 { 2 } else { 4 }
 }
 
+/// The longest FFT set up.
+const MAX_FFT_LENGTH: i32 = 1 << 26;
+
 const FFT_LENGTH: KernelError = KernelError::Unsupported {
     what: "fft_length: must be even, at least 4, with half of it a product of 2, 3 and 5 \
            (TFLM's KISS FFT build has no scratch for other radices)",
@@ -195,7 +198,8 @@ fn prepare_fft<'m>(ctx: &Prepare<'m>) -> Result<(FftParams, Desc<'m>, Desc<'m>),
     operands(ctx, 1, 1)?;
     let map = options(ctx)?;
     let t = type_option(&map)?;
-    let fft_length = option_in!(map, "fft_length", 2..=i32::MAX) as usize;
+    // 2^26 bounds every size below (twiddles, scratch) well inside 32 bits.
+    let fft_length = option_in!(map, "fft_length", 2..=MAX_FFT_LENGTH) as usize;
     if fft_length % 2 != 0 || kiss::factor(fft_length / 2).is_none() {
         return Err(FFT_LENGTH);
     }

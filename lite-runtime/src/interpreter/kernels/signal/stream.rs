@@ -294,7 +294,10 @@ pub(super) fn prepare_stacker(ctx: &mut Prepare<'_>) -> Result<(), KernelError> 
     let channels = option_in!(map, "num_channels", 1..=i32::MAX) as usize;
     let left = option_in!(map, "stacker_left_context", 0..=i32::MAX) as usize;
     let right = option_in!(map, "stacker_right_context", 0..=i32::MAX) as usize;
-    let frames = left + right + 1;
+    let frames = left
+        .checked_add(right)
+        .and_then(|f| f.checked_add(1))
+        .ok_or(TOO_LARGE)?;
     // A step past the stacked frames would discard samples TFLM's ring does not hold.
     let step = option_in!(map, "stacker_step", 1..=i32::MAX) as usize;
     if step > frames {
@@ -401,7 +404,7 @@ pub(super) fn prepare_overlap_add(ctx: &mut Prepare<'_>) -> Result<(), KernelErr
         input.shape.elements() / (frames * size)
     };
     let out_shape = Shape::new(&dims[..dims.len() - 1]).ok_or(check::OUTPUT_SHAPE)?;
-    let out_shape = replace_last(&out_shape, &[frames * step])?;
+    let out_shape = replace_last(&out_shape, &[frames.checked_mul(step).ok_or(TOO_LARGE)?])?;
     check::output_shape(&output, &out_shape)?;
     let bytes = outer
         .checked_mul(size)
@@ -496,6 +499,7 @@ pub(super) fn prepare_delay(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         delay: check::dim(delay)?,
         outer: check::dim(outer)?,
     };
+    check::dim(frame.checked_add(delay).ok_or(TOO_LARGE)?)?;
     ctx.request_persistent(ring_bytes(outer, p.capacity(), 2)?);
     ctx.set_params(&p);
     Ok(())
