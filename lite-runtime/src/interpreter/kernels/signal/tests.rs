@@ -1069,6 +1069,7 @@ fn factor_takes_fours_then_twos_then_odd_radices() {
 /// libm's cos and sin (what tessera computes twiddles with, on every target) give the twiddles
 /// the host's C library gives TFLM's build, for every FFT length up to 4096.
 #[test]
+#[cfg_attr(miri, ignore = "4 million cos and sin")]
 fn twiddles_from_libm_equal_the_c_librarys() {
     for nfft in 1..=2048usize {
         for inverse in [false, true] {
