@@ -111,5 +111,24 @@ kernels! {
         gelu: [GELU];
         prelu: [PRELU];
     }
-    custom {}
+    custom {
+        // TensorFlow Lite Micro's signal library and CIRCULAR_BUFFER
+        signal if "signal": [
+            SIGNAL_WINDOW = "SignalWindow",
+            SIGNAL_FFT_AUTO_SCALE = "SignalFftAutoScale",
+            SIGNAL_RFFT = "SignalRfft",
+            SIGNAL_IRFFT = "SignalIrfft",
+            SIGNAL_ENERGY = "SignalEnergy",
+            SIGNAL_FILTER_BANK = "SignalFilterBank",
+            SIGNAL_FILTER_BANK_SQUARE_ROOT = "SignalFilterBankSquareRoot",
+            SIGNAL_FILTER_BANK_SPECTRAL_SUBTRACTION = "SignalFilterBankSpectralSubtraction",
+            SIGNAL_FILTER_BANK_LOG = "SignalFilterBankLog",
+            SIGNAL_PCAN = "SignalPCAN",
+            SIGNAL_FRAMER = "SignalFramer",
+            SIGNAL_STACKER = "SignalStacker",
+            SIGNAL_OVERLAP_ADD = "SignalOverlapAdd",
+            SIGNAL_DELAY = "SignalDelay",
+        ];
+        circular_buffer if "circular-buffer": [CIRCULAR_BUFFER = "CIRCULAR_BUFFER"];
+    }
 }
