@@ -13,19 +13,15 @@
 //! outside its range). An invoke TFLM ends with kTfLiteAbort (CIRCULAR_BUFFER's stride) must
 //! end with tessera's matching error.
 //!
-//! The preprocessors CAST between UINT32 and INT32, which tessera's CAST does not run yet:
-//! the resolver here adds a stand-in for those two conversions (C's `static_cast`: the bits
-//! kept) and leaves every other CAST to tessera's.
+//! Every kernel is registered ([`AllOps`]), as a user running these models registers them.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use tessera_core::npy::NpyView;
-use tessera_lite::interpreter::{
-    ErrorKind, Eval, Interpreter, Kernel, KernelError, MutableOpResolver, Options, Prepare, kernels,
-};
-use tessera_lite::model::{BuiltinOperator, Model, TensorType};
+use tessera_lite::interpreter::{AllOps, ErrorKind, Interpreter, KernelError, Options};
+use tessera_lite::model::Model;
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/signal")
@@ -35,73 +31,6 @@ fn corpus(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("corpus/models")
         .join(name)
-}
-
-// ------------------------------------------------------------------------- the resolver
-
-/// CAST with UINT32 <-> INT32 (the bits kept), tessera's CAST for everything else.
-static CAST_WITH_U32: Kernel = Kernel {
-    op: BuiltinOperator::Cast,
-    prepare: cast_prepare,
-    init: None,
-    eval: cast_eval,
-};
-
-fn u32_pair(a: TensorType, b: TensorType) -> bool {
-    matches!(
-        (a, b),
-        (TensorType::Uint32, TensorType::Int32) | (TensorType::Int32, TensorType::Uint32)
-    )
-}
-
-fn cast_prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
-    let (x, y) = (ctx.input(0)?, ctx.output(0)?);
-    if !u32_pair(x.dtype, y.dtype) {
-        return (kernels::CAST.prepare)(ctx);
-    }
-    if x.shape != y.shape {
-        return Err(KernelError::Mismatch {
-            what: "CAST output shape",
-        });
-    }
-    Ok(())
-}
-
-fn cast_eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
-    match (ctx.input_type(0)?, ctx.output_type(0)?) {
-        (TensorType::Uint32, TensorType::Int32) => {
-            let x = ctx.input::<u32>(0)?;
-            for (y, &x) in ctx.output::<i32>(0)?.iter_mut().zip(x) {
-                *y = x as i32;
-            }
-            Ok(())
-        }
-        (TensorType::Int32, TensorType::Uint32) => {
-            let x = ctx.input::<i32>(0)?;
-            for (y, &x) in ctx.output::<u32>(0)?.iter_mut().zip(x) {
-                *y = x as u32;
-            }
-            Ok(())
-        }
-        _ => (kernels::CAST.eval)(ctx),
-    }
-}
-
-type Ops = MutableOpResolver<256>;
-
-/// Every builtin kernel (CAST with the UINT32 stand-in) and every custom one.
-fn resolver() -> Ops {
-    let mut ops = Ops::new();
-    for k in kernels::ALL {
-        if k.op != BuiltinOperator::Custom {
-            ops.add(k).expect("room");
-        }
-    }
-    ops.add(&CAST_WITH_U32).expect("room");
-    for c in kernels::CUSTOM {
-        ops.add_custom(c).expect("room");
-    }
-    ops
 }
 
 // ------------------------------------------------------------------------------ helpers
@@ -176,7 +105,7 @@ fn aligned(file: &[u8]) -> Vec<u128> {
 fn interpreter<'m, 'a>(
     words: &'m [u128],
     len: usize,
-    ops: &'m Ops,
+    ops: &'m AllOps,
     arena: &'a mut Vec<u8>,
 ) -> Result<Interpreter<'m, 'a>, String>
 where
@@ -234,7 +163,7 @@ fn step(it: &mut Interpreter<'_, '_>, inputs: &[Vec<u8>], record: &Value) -> Res
 
 // ---------------------------------------------------------------------------- the sweeps
 
-fn run_case(case: &Value, ops: &Ops) -> Result<usize, String> {
+fn run_case(case: &Value, ops: &AllOps) -> Result<usize, String> {
     let path = dir()
         .join("ops")
         .join(case["model"].as_str().ok_or("no model")?);
@@ -261,7 +190,7 @@ fn run_case(case: &Value, ops: &Ops) -> Result<usize, String> {
     ignore = "hundreds of models; the kernels' own tests run under Miri"
 )]
 fn every_signal_op_sweep_equals_tflm() {
-    let ops = resolver();
+    let ops = AllOps;
     let mut manifests: Vec<PathBuf> = std::fs::read_dir(dir().join("ops"))
         .expect("tests/fixtures/signal/ops")
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -316,7 +245,7 @@ fn wav(path: &Path) -> Vec<i16> {
 
 /// Streams `samples` through the model of `entry` block by block; then resets its state and
 /// streams the first blocks again (TFLM's `reset`: the same outputs as from set-up).
-fn stream(entry: &Value, file: &[u8], samples: &[i16], ops: &Ops) -> Result<usize, String> {
+fn stream(entry: &Value, file: &[u8], samples: &[i16], ops: &AllOps) -> Result<usize, String> {
     let words = aligned(file);
     let mut arena = Vec::new();
     let mut it = interpreter(&words, file.len(), ops, &mut arena)?;
@@ -345,7 +274,7 @@ fn stream(entry: &Value, file: &[u8], samples: &[i16], ops: &Ops) -> Result<usiz
 #[test]
 #[cfg_attr(miri, ignore = "a second of audio through FFTs")]
 fn the_tone_sweep_streams_through_every_model_as_in_tflm() {
-    let ops = resolver();
+    let ops = AllOps;
     let manifest: Value = serde_json::from_str(
         &std::fs::read_to_string(dir().join("audio.json")).expect("audio.json"),
     )
@@ -375,7 +304,7 @@ fn the_tone_sweep_streams_through_every_model_as_in_tflm() {
 #[test]
 #[cfg_attr(miri, ignore = "reads the local corpus")]
 fn the_corpus_preprocessors_equal_their_tflm_outputs() {
-    let ops = resolver();
+    let ops = AllOps;
     for name in [
         "tflm_audio_preprocessor_int8",
         "tflm_audio_preprocessor_float",
