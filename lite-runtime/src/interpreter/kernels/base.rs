@@ -1,7 +1,7 @@
 //! What every kernel family stands on, and the only module families import: the checks every
 //! kernel makes ([`check`]), typed access to tensors and operands ([`tensors`]), quantization
 //! arithmetic ([`quant`]), fused activations ([`fused`]), broadcasting ([`broadcast`]),
-//! convolution windows ([`window`]), float math ([`math`]), the sparse format ([`sparsity`])
+//! convolution windows ([`window`]), float math ([`math`]), the sparse format ([`sparsity`]), strided reads ([`strided`])
 //! and the float element-wise scaffold ([`elementwise`]). Nothing here imports a family, and
 //! no family imports another (TensorFlow Lite Micro's `kernel_util` and `*_common.cc`).
 
@@ -12,5 +12,6 @@ pub(crate) mod fused;
 pub(crate) mod math;
 pub(crate) mod quant;
 pub(crate) mod sparsity;
+pub(crate) mod strided;
 pub(crate) mod tensors;
 pub(crate) mod window;

@@ -102,6 +102,19 @@ kernels! {
         pool: [AVERAGE_POOL_2D, MAX_POOL_2D] + [AVERAGE_POOL_2D_INT8, MAX_POOL_2D_INT8];
         quantize: [QUANTIZE, DEQUANTIZE];
         pad: [PAD, PADV2];
+        // data movement and reductions
+        depth_space: [DEPTH_TO_SPACE, SPACE_TO_DEPTH];
+        reverse: [REVERSE_V2];
+        split: [SPLIT, SPLIT_V];
+        mirror_pad: [MIRROR_PAD];
+        gather_nd: [GATHER_ND];
+        dynamic_update_slice: [DYNAMIC_UPDATE_SLICE];
+        cumsum: [CUMSUM];
+        one_hot: [ONE_HOT];
+        range: [RANGE];
+        where_: [WHERE];
+        topk: [TOPK_V2];
+        space_batch: [SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND];
     }
     custom {}
 }
