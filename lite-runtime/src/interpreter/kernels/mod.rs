@@ -94,7 +94,9 @@ kernels! {
         floor: [FLOOR];
         softmax: [SOFTMAX, LOG_SOFTMAX] + [SOFTMAX_INT8];
         cast: [CAST];
-        reduce: [MEAN, SUM, REDUCE_MAX, ARG_MAX, ARG_MIN];
+        reduce: [
+            MEAN, SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_PROD, REDUCE_ANY, REDUCE_ALL, ARG_MAX, ARG_MIN,
+        ];
         shape: [CONCATENATION, SLICE, STRIDED_SLICE, TRANSPOSE, PACK, UNPACK, SHAPE, FILL];
         gather: [GATHER, EMBEDDING_LOOKUP];
         sparse: [DENSIFY];

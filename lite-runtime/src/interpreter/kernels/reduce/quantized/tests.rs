@@ -20,7 +20,7 @@ proptest! {
             inputs: x.len() as u32,
             outputs: 1,
             count: x.len() as u32,
-            wide: 0,
+            kind: 0,
             multiplier,
             shift,
             input_zero_point: in_zp,
