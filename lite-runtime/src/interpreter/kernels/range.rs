@@ -72,7 +72,7 @@ impl Step for f32 {
         }
         let n = libm::ceilf(((limit - start) / delta).abs());
         // C++ converts the float to int; a length past i32 is refused.
-        if n.is_finite() && n >= 0.0 && n < 2_147_483_648.0 {
+        if (0.0..2_147_483_648.0).contains(&n) {
             Some(n as usize)
         } else {
             None

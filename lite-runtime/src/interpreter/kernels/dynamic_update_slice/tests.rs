@@ -24,9 +24,9 @@ proptest! {
         update_into(&mut got, &od, &upd, &ud, &st, 1).unwrap();
         let (os, us) = (strides(&od), strides(&ud));
         let mut want = vec![0u8; n];
-        for u in 0..m {
+        for (u, &v) in upd.iter().enumerate() {
             let at: usize = (0..r).map(|k| (u / us[k] % ud[k] + st[k]) * os[k]).sum();
-            want[at] = upd[u];
+            want[at] = v;
         }
         prop_assert_eq!(got, want);
     }
