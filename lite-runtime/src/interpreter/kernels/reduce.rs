@@ -1,17 +1,22 @@
-//! Reductions over axes: MEAN, SUM, REDUCE_MAX (float32, int32, int64), and ARG_MAX, ARG_MIN
-//! (float32, int32, int8, uint8, bool in; int32 or int64 out), as TensorFlow Lite's reference
-//! kernels compute them.
+//! Reductions over axes, as TensorFlow Lite's reference kernels compute them: MEAN, SUM and
+//! REDUCE_PROD (float32, int32, int64, and the quantized forms in [`quantized`]: MEAN over
+//! int8, uint8, int16; SUM over int8, uint8, int16; REDUCE_PROD over int8, int16), REDUCE_MAX
+//! and REDUCE_MIN (float32, int32, int64, bool, and int8, uint8, int16 compared as stored,
+//! input and output quantized alike), REDUCE_ANY and REDUCE_ALL (bool); and ARG_MAX, ARG_MIN
+//! (float32, int32, int8, uint8, bool in; int32 or int64 out).
 //!
-//! MEAN, SUM and REDUCE_MAX take their axes from a constant INT32 tensor (negative axes count
-//! from the end, duplicates count once). `prepare` merges neighbouring dimensions that are
-//! all reduced or all kept (size-1 dimensions drop out), so `eval` walks the input once in
-//! row-major order over at most [`MAX_DIMS`] segments and folds each innermost run in one
-//! loop: every output element sees its inputs in the reference kernel's order, so float sums
-//! round as the reference's do (LiteRT's optimized paths may add in another order; they agree
-//! within float tolerance). Integer sums wrap (two's complement), as the reference's
-//! `AddTensorValuesWithExpectedOverflow`; an int32 MEAN sums in i64 (as LiteRT's `temp_sum`)
-//! and divides truncating toward zero, an empty reduction's MEAN is 0 and its REDUCE_MAX the
-//! type's lowest value.
+//! The reductions take their axes from a constant INT32 tensor (negative axes count from the
+//! end, duplicates count once). `prepare` merges neighbouring dimensions that are all reduced
+//! or all kept (size-1 dimensions drop out), so `eval` walks the input once in row-major order
+//! over at most [`MAX_DIMS`] segments and folds each innermost run in one loop: every output
+//! element sees its inputs in the reference kernel's order, so float sums round as the
+//! reference's do (LiteRT's optimized paths may add in another order; they agree within float
+//! tolerance). When every dimension is reduced, the reference starts from the first input
+//! rather than the initial value (`ReduceAllDims`), and so does this kernel. Integer sums and
+//! products wrap (two's complement), as the reference's `...WithExpectedOverflow`; an int32
+//! MEAN sums in i64 (as LiteRT's `temp_sum`) and divides truncating toward zero; an empty
+//! reduction gives the initial value (MEAN 0, REDUCE_MAX the type's lowest, REDUCE_MIN its
+//! highest, REDUCE_PROD 1, REDUCE_ANY false, REDUCE_ALL true).
 
 mod quantized;
 
