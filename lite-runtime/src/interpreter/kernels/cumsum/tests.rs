@@ -1,7 +1,7 @@
 //! CUMSUM against a naive scan in all four modes, end to end, and its refusals.
 
 use super::*;
-use crate::interpreter::kernels::one_op::{F, F32, I32, I8, const_i32, f32s, i32s, model, run, setup_error, to_f32s, to_i32s, var};
+use super::super::one_op::{F, F32, I32, I8, const_i32, f32s, i32s, model, run, setup_error, to_f32s, to_i32s, var};
 use proptest::prelude::*;
 
 proptest! {

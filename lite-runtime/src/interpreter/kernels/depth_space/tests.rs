@@ -2,7 +2,7 @@
 //! other, end to end, and their refusals.
 
 use super::*;
-use crate::interpreter::kernels::one_op::{F, F32, I16, Tensor, f32s, model, run, setup_error, to_f32s, var};
+use super::super::one_op::{F, F32, I16, Tensor, f32s, model, run, setup_error, to_f32s, var};
 use proptest::prelude::*;
 
 /// Runs a plan over `0..n` as u32 values.

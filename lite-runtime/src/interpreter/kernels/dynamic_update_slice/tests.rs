@@ -3,7 +3,7 @@
 
 use super::*;
 use super::super::row_major::strides;
-use crate::interpreter::kernels::one_op::{F32, I32, I64, const_i32, f32s, i32s, i64s, model, run, setup_error, to_f32s, var};
+use super::super::one_op::{F32, I32, I64, const_i32, f32s, i32s, i64s, model, run, setup_error, to_f32s, var};
 use proptest::prelude::*;
 
 proptest! {

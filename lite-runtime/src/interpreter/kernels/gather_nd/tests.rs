@@ -3,7 +3,7 @@
 
 use super::*;
 use super::super::row_major::{shape, strides};
-use crate::interpreter::kernels::one_op::{F32, I16, I32, I8, f32s, i32s, model, run, setup_error, to_f32s, var};
+use super::super::one_op::{F32, I16, I32, I8, f32s, i32s, model, run, setup_error, to_f32s, var};
 use proptest::prelude::*;
 
 proptest! {

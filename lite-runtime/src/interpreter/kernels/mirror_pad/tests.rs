@@ -2,7 +2,7 @@
 //! refusals.
 
 use super::*;
-use crate::interpreter::kernels::one_op::{F, F32, I32, const_i32, f32s, i32s, model, run, setup_error, to_f32s, var};
+use super::super::one_op::{F, F32, I32, const_i32, f32s, i32s, model, run, setup_error, to_f32s, var};
 use proptest::prelude::*;
 
 /// numpy's `reflect` (offset 1) and `symmetric` (offset 0) for one dimension.

@@ -2,7 +2,7 @@
 //! refusals.
 
 use super::*;
-use crate::interpreter::kernels::one_op::{BOOL, F, F32, I32, I64, I8, Tensor, const_i32, i32s, i64s, model, run, setup_error, to_f32s, var};
+use super::super::one_op::{BOOL, F, F32, I32, I64, I8, Tensor, const_i32, i32s, i64s, model, run, setup_error, to_f32s, var};
 
 fn opts(axis: i32) -> Option<(u8, Vec<(usize, F)>)> {
     Some((61, vec![(0, F::I32(axis))]))

@@ -2,7 +2,7 @@
 //! and its refusals.
 
 use super::*;
-use crate::interpreter::kernels::one_op::{F32, I32, Tensor, f32s, model, run, setup_error, to_f32s, to_i32s, var};
+use super::super::one_op::{F32, I32, Tensor, f32s, model, run, setup_error, to_f32s, to_i32s, var};
 
 fn scalar_i32(v: i32) -> Tensor {
     Tensor {

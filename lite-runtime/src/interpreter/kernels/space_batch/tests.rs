@@ -3,7 +3,7 @@
 
 use super::*;
 use super::super::row_major::shape;
-use crate::interpreter::kernels::one_op::{F32, I32, Tensor, const_i32, f32s, model, run, setup_error, to_f32s, var};
+use super::super::one_op::{F32, I32, Tensor, const_i32, f32s, model, run, setup_error, to_f32s, var};
 use proptest::prelude::*;
 
 proptest! {

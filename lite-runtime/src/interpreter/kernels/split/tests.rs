@@ -2,7 +2,7 @@
 //! and their refusals.
 
 use super::*;
-use crate::interpreter::kernels::one_op::{F, F32, I32, I8, const_i32, f32s, i32s, model, run, setup_error, to_f32s, var};
+use super::super::one_op::{F, F32, I32, I8, const_i32, f32s, i32s, model, run, setup_error, to_f32s, var};
 
 #[test]
 fn sizes_resolve_as_litert() {

@@ -2,7 +2,7 @@
 //! end, and its refusals.
 
 use super::*;
-use crate::interpreter::kernels::one_op::{F32, I16, I32, I8, Tensor, const_i32, f32s, i32s, model, run, setup_error, to_f32s, to_i32s, var};
+use super::super::one_op::{F32, I16, I32, I8, Tensor, const_i32, f32s, i32s, model, run, setup_error, to_f32s, to_i32s, var};
 use proptest::prelude::*;
 
 /// The expected order: a stable sort by descending value, NaNs after every number.

@@ -2,7 +2,7 @@
 //! count checked at invoke), and its refusals.
 
 use super::*;
-use crate::interpreter::kernels::one_op::{BOOL, F32, I64, I8, Tensor, f32s, model, run, setup_error, to_i64s, var};
+use super::super::one_op::{BOOL, F32, I64, I8, Tensor, f32s, model, run, setup_error, to_i64s, var};
 
 #[test]
 fn coordinates_in_row_major_order() {
