@@ -1,9 +1,10 @@
 //! What every kernel family stands on, and the only module families import: the checks every
 //! kernel makes ([`check`]), typed access to tensors and operands ([`tensors`]), quantization
-//! arithmetic ([`quant`], element types [`qtype`]), fused activations ([`fused`]), broadcasting ([`broadcast`]),
-//! convolution windows ([`window`]), float math ([`math`]), the sparse format ([`sparsity`]),
-//! the float element-wise scaffold ([`elementwise`]) and the quantized lookup-table one
-//! ([`table`]). Nothing here imports a family, and
+//! arithmetic ([`quant`], element types [`qtype`]), fused activations ([`fused`]),
+//! broadcasting ([`broadcast`]), convolution windows ([`window`]), float math ([`math`]), the
+//! sparse format ([`sparsity`]), strided reads ([`strided`]), the float element-wise scaffold
+//! ([`elementwise`]) and the quantized lookup-table one ([`table`]). Nothing here imports a
+//! family, and
 //! no family imports another (TensorFlow Lite Micro's `kernel_util` and `*_common.cc`).
 
 pub(crate) mod broadcast;
@@ -14,6 +15,7 @@ pub(crate) mod math;
 pub(crate) mod qtype;
 pub(crate) mod quant;
 pub(crate) mod sparsity;
+pub(crate) mod strided;
 pub(crate) mod table;
 pub(crate) mod tensors;
 pub(crate) mod window;

@@ -94,7 +94,9 @@ kernels! {
         floor: [FLOOR];
         softmax: [SOFTMAX, LOG_SOFTMAX] + [SOFTMAX_INT8];
         cast: [CAST];
-        reduce: [MEAN, SUM, REDUCE_MAX, ARG_MAX, ARG_MIN];
+        reduce: [
+            MEAN, SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_PROD, REDUCE_ANY, REDUCE_ALL, ARG_MAX, ARG_MIN,
+        ];
         shape: [CONCATENATION, SLICE, STRIDED_SLICE, TRANSPOSE, PACK, UNPACK, SHAPE, FILL];
         gather: [GATHER, EMBEDDING_LOOKUP];
         sparse: [DENSIFY];
@@ -110,6 +112,19 @@ kernels! {
         hard_swish: [HARD_SWISH];
         gelu: [GELU];
         prelu: [PRELU];
+        // data movement and reductions
+        depth_space: [DEPTH_TO_SPACE, SPACE_TO_DEPTH];
+        reverse: [REVERSE_V2];
+        split: [SPLIT, SPLIT_V];
+        mirror_pad: [MIRROR_PAD];
+        gather_nd: [GATHER_ND];
+        dynamic_update_slice: [DYNAMIC_UPDATE_SLICE];
+        cumsum: [CUMSUM];
+        one_hot: [ONE_HOT];
+        range: [RANGE];
+        where_: [WHERE];
+        topk: [TOPK_V2];
+        space_batch: [SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND];
     }
     custom {
         // TensorFlow Lite Micro's signal library and CIRCULAR_BUFFER
