@@ -105,7 +105,7 @@ fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
                 });
             }
         }
-        let (format, values) = sparse_format(ctx)?;
+        let (format, values) = sparse_format(ctx, 1)?;
         plan = Plan::new(&format, units, depth, values)?;
         ctx.request_persistent(plan.bytes(units).ok_or(KernelError::Unsupported {
             what: "sparse weights' index over the address space",
@@ -127,14 +127,18 @@ fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     Ok(())
 }
 
-/// The format of the sparse weights behind input 1 and how many values they store.
-fn sparse_format<'m>(ctx: &Prepare<'m>) -> Result<(SparseFormat<'m>, usize), KernelError> {
+/// The format of the sparse weights behind input `i` and how many values they store.
+fn sparse_format<'m>(ctx: &Prepare<'m>, i: usize) -> Result<(SparseFormat<'m>, usize), KernelError> {
     let not_sparse = KernelError::Mismatch {
         what: "weights are not a sparse constant",
     };
-    let s = ctx.sparse_source(1).ok_or(not_sparse)?;
+    let s = ctx.sparse_source(i).ok_or(not_sparse)?;
     let sparsity = s.sparsity().ok_or(not_sparse)?;
-    let values = s.constant().ok_or(not_sparse)?.len() / 4;
+    let width = match s.dtype.bits() {
+        Some(b) if b >= 8 => b as usize / 8,
+        _ => return Err(not_sparse),
+    };
+    let values = s.constant().ok_or(not_sparse)?.len() / width;
     Ok((
         SparseFormat::from_sparsity(s.shape.dims(), &sparsity)?,
         values,
@@ -149,7 +153,7 @@ fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
     if p.sparse == 0 {
         return Ok(());
     }
-    let (format, _) = sparse_format(ctx.prepared())?;
+    let (format, _) = sparse_format(ctx.prepared(), 1)?;
     sparse_weights::build(
         &format,
         p.plan,

@@ -102,6 +102,11 @@ kernels! {
         pool: [AVERAGE_POOL_2D, MAX_POOL_2D] + [AVERAGE_POOL_2D_INT8, MAX_POOL_2D_INT8];
         quantize: [QUANTIZE, DEQUANTIZE];
         pad: [PAD, PADV2];
+        // vision
+        resize: [RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR];
+        transpose_conv: [TRANSPOSE_CONV];
+        l2_pool: [L2_POOL_2D];
+        normalization: [L2_NORMALIZATION, LOCAL_RESPONSE_NORMALIZATION];
     }
     custom {}
 }
