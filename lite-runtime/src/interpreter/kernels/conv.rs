@@ -280,8 +280,9 @@ fn positive(v: i32, what: &'static str) -> Result<u64, KernelError> {
         .ok_or(KernelError::Mismatch { what })
 }
 
-/// Reads the operator and checks it: the geometry (without per-channel data).
-fn geometry(ctx: &Prepare<'_>) -> Result<Geometry, KernelError> {
+/// Reads the operator and checks it: the geometry (without per-channel data); only the kinds
+/// in `KINDS` are recognised (the others are refused as `NOT_INT8` by `prepare`).
+fn geometry<const KINDS: u32>(ctx: &Prepare<'_>) -> Result<Geometry, KernelError> {
     // Only the two convolutions' option decoders, not the whole union's; the operator's own
     // op picks which (a depthwise operator storing no options gets its own type's defaults).
     // One decode of the operator's own type (a runtime choice between the two decoders is
@@ -409,7 +410,9 @@ fn geometry(ctx: &Prepare<'_>) -> Result<Geometry, KernelError> {
         (T::Int8, T::Int8, T::Int8, None | Some(T::Int32)) => kind::INT8,
         (T::Int16, T::Int8, T::Int16, None | Some(T::Int64)) => kind::INT16,
         (T::Int16, T::Int8, T::Int16, Some(T::Int32)) if !depthwise => kind::INT16_BIAS32,
-        (T::Uint8, T::Uint8, T::Uint8, None | Some(T::Int32)) => kind::UINT8,
+        (T::Uint8, T::Uint8, T::Uint8, None | Some(T::Int32)) if KINDS & (1 << kind::UINT8) != 0 => {
+            kind::UINT8
+        }
         _ => {
             return Err(KernelError::Unsupported {
                 what: "convolution types (float32; int8 or uint8 with int32 bias; int16 x int8 with int64 or int32 bias)",
@@ -433,7 +436,7 @@ fn geometry(ctx: &Prepare<'_>) -> Result<Geometry, KernelError> {
             what: "quantized filter without scales",
         })?;
         let per_channel_dim = if depthwise { 3 } else { 0 };
-        if g.kind == kind::UINT8 {
+        if KINDS & (1 << kind::UINT8) != 0 && g.kind == kind::UINT8 {
             // uint8 weights are per tensor, with a zero point.
             let (_, w_zp) = quant::per_tensor(Some(fq), T::Uint8)?;
             g.weights_offset = -w_zp;
@@ -453,7 +456,7 @@ fn geometry(ctx: &Prepare<'_>) -> Result<Geometry, KernelError> {
 
 /// Checks the operator, for the element kinds in `KINDS` (bits `1 << kind`).
 fn prepare<const KINDS: u32>(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
-    let g = geometry(ctx)?;
+    let g = geometry::<KINDS>(ctx)?;
     if KINDS & (1 << g.kind) == 0 {
         return Err(check::NOT_INT8);
     }
@@ -563,7 +566,7 @@ fn channel_params<const KINDS: u32>(
 }
 
 fn init<const KINDS: u32>(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
-    let g = geometry(ctx.prepared())?;
+    let g = geometry::<KINDS>(ctx.prepared())?;
     let ops = Operands::of(ctx.prepared())?;
     let rest = ctx.persistent();
     let small = KernelError::Mismatch {

@@ -30,7 +30,7 @@ pub static FULLY_CONNECTED: Kernel = Kernel {
 pub static FULLY_CONNECTED_INT8: Kernel = Kernel {
     op: BuiltinOperator::FullyConnected,
     prepare: prepare_int8,
-    init: Some(quantized::init),
+    init: Some(quantized::init::<false>),
     eval: quantized::eval::<false>,
 };
 
@@ -38,7 +38,7 @@ fn prepare_int8(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     if ctx.input(0)?.dtype != TensorType::Int8 {
         return Err(check::NOT_INT8);
     }
-    quantized::prepare(ctx)
+    quantized::prepare::<false>(ctx)
 }
 
 #[derive(Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable)]
@@ -58,7 +58,7 @@ struct Params {
 
 fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     if quantized::is_quantized(ctx.input(0)?.dtype) {
-        return quantized::prepare(ctx);
+        return quantized::prepare::<true>(ctx);
     }
     let o: FullyConnectedOptions = ctx.options()?;
     if o.weights_format != 0 {
@@ -147,7 +147,7 @@ fn sparse_format<'m>(ctx: &Prepare<'m>, i: usize) -> Result<(SparseFormat<'m>, u
 
 fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
     if quantized::is_quantized(ctx.prepared().input(0)?.dtype) {
-        return quantized::init(ctx);
+        return quantized::init::<true>(ctx);
     }
     let p: Params = ctx.params();
     if p.sparse == 0 {

@@ -16,13 +16,19 @@
 //! into a per-unit constant at `init`; the integers are the same (two's-complement sums are
 //! associative), so the result is bit for bit the reference's.
 //!
-//! Sparse int8 weights (stored sparse, or behind a DENSIFY the interpreter folds away) are
-//! read in their stored form, as LiteRT does for them (`FullyConnectedSparseWeight1x16`,
-//! which the reference resolver runs too): symmetric weights, `sum w (x + x_offset) + bias`
-//! over the stored values, requantized in fixed point (`MultiplyByQuantizedMultiplier`, the
-//! per-tensor multiplier from `input_scale * filter_scale` in float). LiteRT only takes 1x16
-//! blocks there; any stored order gives the same integers, so every format the sparse float
-//! path reads is read. LiteRT has no sparse 16x8 or uint8 FULLY_CONNECTED.
+//! Sparse int8 weights are read in their stored form, never densified, with the arithmetic of
+//! what LiteRT runs for them:
+//! - weights stored sparse in the operand itself: LiteRT's `FullyConnectedSparseWeight1x16`
+//!   (which its reference resolver runs too): symmetric weights, `sum w (x + x_offset) +
+//!   bias` over the stored values, requantized in fixed point (`MultiplyByQuantizedMultiplier`,
+//!   the per-tensor multiplier from `input_scale * filter_scale` in float). LiteRT takes only
+//!   1x16 blocks there; any stored order gives the same integers, so every format the sparse
+//!   float path reads is read;
+//! - weights from a DENSIFY the interpreter folds away: LiteRT densifies, then runs the dense
+//!   kernel above, so this is the dense arithmetic with `sum w x` taken over the stored
+//!   values (the zeros add nothing to an integer sum).
+//!
+//! LiteRT has no sparse 16x8 or uint8 FULLY_CONNECTED.
 
 use super::super::base::check;
 use super::super::base::quant;
@@ -64,6 +70,9 @@ mod flag {
     pub const BIAS: u32 = 8;
     /// uint8 activations and weights.
     pub const UINT8: u32 = 16;
+    /// Sparse weights stored in the operand itself (LiteRT's fixed-point sparse kernel);
+    /// without it, sparse weights come from a folded DENSIFY (the dense arithmetic).
+    pub const DIRECT: u32 = 32;
 }
 
 impl Params {
@@ -109,7 +118,9 @@ const NO_SCALES: KernelError = KernelError::Mismatch {
     what: "quantized weights without scales",
 };
 
-pub(super) fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
+/// Checks the operator; `FULL` false (the int8-only registration) refuses sparse weights,
+/// and recognises no uint8 or 16x8 form, so none of their set-up is linked there.
+pub(super) fn prepare<const FULL: bool>(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let o: FullyConnectedOptions = ctx.options()?;
     if o.weights_format != 0 {
         return Err(KernelError::Unsupported {
@@ -118,14 +129,19 @@ pub(super) fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     }
     let input = ctx.input(0)?;
     let sparse = ctx.sparse_source(1);
+    if !FULL && sparse.is_some() {
+        return Err(KernelError::Unsupported {
+            what: "sparse weights (the _INT8 registration reads dense ones only)",
+        });
+    }
     let weights = match &sparse {
         Some(s) => *s,
         None => ctx.input(1)?,
     };
     let bias = ctx.optional_input(2);
     let output = ctx.output(0)?;
-    let wide = input.dtype == TensorType::Int16;
-    let unsigned = input.dtype == TensorType::Uint8;
+    let wide = FULL && input.dtype == TensorType::Int16;
+    let unsigned = FULL && input.dtype == TensorType::Uint8;
     let weights_type = if unsigned {
         TensorType::Uint8
     } else {
@@ -218,8 +234,10 @@ pub(super) fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     })?;
     let mut plan = Plan::new_zeroed();
     let mut source = 0;
-    if let Some(s) = &sparse {
-        if weights_offset != 0 {
+    // The operand itself stored sparse (rather than a DENSIFY's output).
+    let direct = FULL && sparse.is_some() && ctx.input(1)?.constant().is_some();
+    if let Some(s) = sparse.as_ref().filter(|_| FULL) {
+        if direct && weights_offset != 0 {
             return Err(KernelError::Unsupported {
                 what: "sparse FULLY_CONNECTED weights with a zero point (LiteRT takes symmetric ones only)",
             });
@@ -231,8 +249,10 @@ pub(super) fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         })?;
         source = u32_of(s.index)?.checked_add(1).ok_or(check::DIM_OVER_U32)?;
         ctx.request_persistent(table.checked_add(index).ok_or(check::DIM_OVER_U32)?);
-        // The multipliers now, so a bad scale fails at setup.
-        sparse_multipliers(&input, &weights, bias.as_ref(), &output, |_, _, _| {}, units)?;
+        if direct {
+            // The multipliers now, so a bad scale fails at setup.
+            sparse_multipliers(&input, &weights, bias.as_ref(), &output, |_, _, _| {}, units)?;
+        }
     } else {
         ctx.request_persistent(table);
     }
@@ -242,6 +262,7 @@ pub(super) fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         (folded, flag::FOLDED),
         (bias.is_some(), flag::BIAS),
         (unsigned, flag::UINT8),
+        (direct, flag::DIRECT),
     ]
     .iter()
     .fold(0, |a, &(on, f)| if on { a | f } else { a });
@@ -316,14 +337,17 @@ const TABLE: KernelError = KernelError::Mismatch {
     what: "persistent block not as init wrote it",
 };
 
-pub(super) fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
+pub(super) fn init<const FULL: bool>(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
     let p: Params = ctx.params();
     let prep = ctx.prepared();
     let input = prep.input(0)?;
     let output = prep.output(0)?;
     let bias = prep.optional_input(2);
-    if p.sparse != 0 {
+    if FULL && p.sparse != 0 && p.has(flag::DIRECT) {
         return init_sparse(ctx, &p, input, output, bias);
+    }
+    if FULL && p.sparse != 0 {
+        return init_densified(ctx, &p, input, output, bias);
     }
     let weights = prep.input(1)?;
     let (in_scale, _) = quant::per_tensor(input.quantization(), input.dtype)?;
@@ -357,7 +381,7 @@ pub(super) fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
                 Some(bytes) => bias_at(bytes, n, wide_bias).ok_or(SHORT_CONSTANT)?,
                 None => 0,
             };
-            let term = if p.has(flag::UINT8) {
+            let term = if FULL && p.has(flag::UINT8) {
                 weights_term(w, p.input_offset, p.weights_offset)
             } else {
                 let w = <[i8]>::ref_from_bytes(w).map_err(|_| SHORT_CONSTANT)?;
@@ -369,7 +393,63 @@ pub(super) fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
     Ok(())
 }
 
-/// Sparse weights: the per-unit multipliers and folded constants, then the row index.
+/// Sparse weights behind a folded DENSIFY: the dense per-unit table (scale; bias and the
+/// offsets' terms over the stored weights), then the row index.
+fn init_densified(
+    ctx: &mut Init<'_, '_>,
+    p: &Params,
+    input: Desc<'_>,
+    output: Desc<'_>,
+    bias: Option<Desc<'_>>,
+) -> Result<(), KernelError> {
+    let units = p.units as usize;
+    let source = ctx
+        .prepared()
+        .sparse_source(1)
+        .ok_or(KernelError::Mismatch {
+            what: "weights are not a sparse constant",
+        })?;
+    let (format, _) = super::sparse_format(ctx.prepared(), 1)?;
+    let values = source.constant().ok_or(SHORT_CONSTANT)?;
+    let values = <[i8]>::ref_from_bytes(values).map_err(|_| SHORT_CONSTANT)?;
+    let (in_scale, _) = quant::per_tensor(input.quantization(), input.dtype)?;
+    let (out_scale, _) = quant::per_tensor(output.quantization(), output.dtype)?;
+    let wq = source.quantization().ok_or(NO_SCALES)?;
+    let scales = wq.scale();
+    let bias_bytes = bias.as_ref().and_then(Desc::constant);
+    let (table, index) = ctx
+        .persistent()
+        .split_at_mut_checked(units * UNIT)
+        .ok_or(TABLE)?;
+    let table = <[Unit]>::mut_from_bytes(table).map_err(|_| TABLE)?;
+    let depth = p.depth as usize;
+    for (n, u) in table.iter_mut().enumerate() {
+        let s = scales
+            .get(if scales.len() == 1 { 0 } else { n })
+            .unwrap_or(0.0);
+        u.scale = f64::from(in_scale) * f64::from(s) / f64::from(out_scale);
+        // depth * w_offset * x_offset, then x_offset * the stored weights below.
+        u.folded = depth as i64 * i64::from(p.weights_offset) * i64::from(p.input_offset);
+        if let Some(bytes) = bias_bytes {
+            u.folded += bias_at(bytes, n, false).ok_or(SHORT_CONSTANT)?;
+        }
+    }
+    let mut bad = false;
+    format.walk(|leaf, flat| {
+        match (table.get_mut(flat / depth.max(1)), values.get(leaf)) {
+            (Some(u), Some(&w)) => u.folded += i64::from(p.input_offset) * i64::from(w),
+            _ => bad = true,
+        }
+        Ok(())
+    })?;
+    if bad {
+        return Err(SHORT_CONSTANT);
+    }
+    sparse_weights::build(&format, p.plan, units, depth, index)
+}
+
+/// Sparse weights stored in the operand: the per-unit multipliers and folded constants, then
+/// the row index.
 fn init_sparse(
     ctx: &mut Init<'_, '_>,
     p: &Params,
@@ -547,6 +627,41 @@ fn dense<X: Copy + Into<i64>, W: Copy + Into<i64>, Y>(
     Ok(())
 }
 
+/// Sparse weights behind a folded DENSIFY: the dense arithmetic, `sum w x` over the stored
+/// weights.
+fn eval_densified(
+    ctx: &mut Eval<'_>,
+    p: &Params,
+    values: &[i8],
+    table: &[u8],
+    index: &RowIndex<'_>,
+) -> Result<(), KernelError> {
+    let (batches, depth, units) = (p.batches as usize, p.depth as usize, p.units as usize);
+    let table = <[Unit]>::ref_from_bytes(table).map_err(|_| TABLE)?;
+    let bias = if !p.has(flag::FOLDED) && p.has(flag::BIAS) {
+        Some(ctx.input::<i32>(2)?.get(..units).ok_or(SHORT)?)
+    } else {
+        None
+    };
+    let input = ctx.input::<i8>(0)?.get(..batches * depth).ok_or(SHORT)?;
+    let out = ctx.output::<i8>(0)?.get_mut(..batches * units).ok_or(SHORT)?;
+    if depth == 0 {
+        return Err(SHORT);
+    }
+    for (x, y) in input.chunks_exact(depth).zip(out.chunks_exact_mut(units)) {
+        let xsum = i64::from(p.weights_offset) * x.iter().map(|&v| i64::from(v)).sum::<i64>();
+        sparse_weights::unit_dots(index, values, x, units, 0i32, |n, dot| {
+            let u = table.get(n).ok_or(TABLE)?;
+            let b = bias.and_then(|b| b.get(n)).copied().unwrap_or(0);
+            let acc = i64::from(dot) + xsum + u.folded + i64::from(b);
+            *y.get_mut(n).ok_or(SHORT)? =
+                requantize(acc, true, u.scale, p.output_offset, p.lo, p.hi) as i8;
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
+
 /// Runs the int8 dense body (`FULL` false) or every body (`FULL` true: a 16x8, uint8 or
 /// sparse operator reaches this only through `prepare`, so an int8-only registration links
 /// none of those bodies).
@@ -599,8 +714,11 @@ fn eval_sparse(ctx: &mut Eval<'_>, p: &Params) -> Result<(), KernelError> {
         .persistent()
         .split_at_checked(units * UNIT)
         .ok_or(TABLE)?;
-    let table = <[SparseUnit]>::ref_from_bytes(table).map_err(|_| TABLE)?;
     let index = RowIndex::view(p.plan, units, index)?;
+    if !p.has(flag::DIRECT) {
+        return eval_densified(ctx, p, values, table, &index);
+    }
+    let table = <[SparseUnit]>::ref_from_bytes(table).map_err(|_| TABLE)?;
     let bias = if !p.has(flag::FOLDED) && p.has(flag::BIAS) {
         Some(ctx.input::<i32>(2)?.get(..units).ok_or(SHORT)?)
     } else {
