@@ -152,9 +152,13 @@ pub(super) fn prepare<const FULL: bool>(ctx: &mut Prepare<'_>) -> Result<(), Ker
             what: "quantized FULLY_CONNECTED other than int8 or int16 activations with int8 weights, or uint8 throughout",
         });
     }
-    if sparse.is_some() && (wide || unsigned) {
+    // The operand itself stored sparse (rather than a DENSIFY's output).
+    let direct = FULL && sparse.is_some() && ctx.input(1)?.constant().is_some();
+    // LiteRT reads no sparse 16x8 weights, and densifies no uint8 ones; a DENSIFY in front
+    // of a 16x8 operator runs its dense kernel, which the densified path follows.
+    if sparse.is_some() && (unsigned || (wide && direct)) {
         return Err(KernelError::Unsupported {
-            what: "sparse FULLY_CONNECTED weights with int16 or uint8 activations",
+            what: "sparse FULLY_CONNECTED weights stored in a 16x8 operator, or with uint8 activations",
         });
     }
     let acc32 = match (&bias, wide) {
@@ -234,8 +238,6 @@ pub(super) fn prepare<const FULL: bool>(ctx: &mut Prepare<'_>) -> Result<(), Ker
     })?;
     let mut plan = Plan::new_zeroed();
     let mut source = 0;
-    // The operand itself stored sparse (rather than a DENSIFY's output).
-    let direct = FULL && sparse.is_some() && ctx.input(1)?.constant().is_some();
     if let Some(s) = sparse.as_ref().filter(|_| FULL) {
         if direct && weights_offset != 0 {
             return Err(KernelError::Unsupported {
@@ -417,6 +419,7 @@ fn init_densified(
     let wq = source.quantization().ok_or(NO_SCALES)?;
     let scales = wq.scale();
     let bias_bytes = bias.as_ref().and_then(Desc::constant);
+    let wide_bias = bias.as_ref().is_some_and(|b| b.dtype == TensorType::Int64);
     let (table, index) = ctx
         .persistent()
         .split_at_mut_checked(units * UNIT)
@@ -431,7 +434,7 @@ fn init_densified(
         // depth * w_offset * x_offset, then x_offset * the stored weights below.
         u.folded = depth as i64 * i64::from(p.weights_offset) * i64::from(p.input_offset);
         if let Some(bytes) = bias_bytes {
-            u.folded += bias_at(bytes, n, false).ok_or(SHORT_CONSTANT)?;
+            u.folded += bias_at(bytes, n, wide_bias).ok_or(SHORT_CONSTANT)?;
         }
     }
     let mut bad = false;
@@ -628,7 +631,7 @@ fn dense<X: Copy + Into<i64>, W: Copy + Into<i64>, Y>(
 }
 
 /// Sparse weights behind a folded DENSIFY: the dense arithmetic, `sum w x` over the stored
-/// weights.
+/// weights (int8 activations, or 16x8).
 fn eval_densified(
     ctx: &mut Eval<'_>,
     p: &Params,
@@ -639,21 +642,52 @@ fn eval_densified(
     let (batches, depth, units) = (p.batches as usize, p.depth as usize, p.units as usize);
     let table = <[Unit]>::ref_from_bytes(table).map_err(|_| TABLE)?;
     let bias = if !p.has(flag::FOLDED) && p.has(flag::BIAS) {
-        Some(ctx.input::<i32>(2)?.get(..units).ok_or(SHORT)?)
+        Some(ctx.input_bytes(2)?)
     } else {
         None
     };
-    let input = ctx.input::<i8>(0)?.get(..batches * depth).ok_or(SHORT)?;
-    let out = ctx.output::<i8>(0)?.get_mut(..batches * units).ok_or(SHORT)?;
     if depth == 0 {
         return Err(SHORT);
     }
+    let acc32 = p.has(flag::ACC32);
+    // One unit's constant: folded at init, plus the bias when it is not a constant.
+    let constant = |n: usize, u: &Unit| -> Result<i64, KernelError> {
+        let b = match bias {
+            None => 0,
+            Some(bytes) => {
+                let wide = p.has(flag::WIDE) && !acc32;
+                let size = if wide { 8 } else { 4 };
+                let raw = bytes.get(n * size..(n + 1) * size).ok_or(SHORT)?;
+                if wide {
+                    i64::from_ne_bytes(raw.try_into().unwrap_or([0; 8]))
+                } else {
+                    i64::from(i32::from_ne_bytes(raw.try_into().unwrap_or([0; 4])))
+                }
+            }
+        };
+        Ok(u.folded + b)
+    };
+    if p.has(flag::WIDE) {
+        let input = ctx.input::<i16>(0)?.get(..batches * depth).ok_or(SHORT)?;
+        let out = ctx.output::<i16>(0)?.get_mut(..batches * units).ok_or(SHORT)?;
+        for (x, y) in input.chunks_exact(depth).zip(out.chunks_exact_mut(units)) {
+            sparse_weights::unit_dots(index, values, x, units, 0i64, |n, dot| {
+                let u = table.get(n).ok_or(TABLE)?;
+                let acc = dot + constant(n, u)?;
+                *y.get_mut(n).ok_or(SHORT)? =
+                    requantize(acc, acc32, u.scale, p.output_offset, p.lo, p.hi) as i16;
+                Ok(())
+            })?;
+        }
+        return Ok(());
+    }
+    let input = ctx.input::<i8>(0)?.get(..batches * depth).ok_or(SHORT)?;
+    let out = ctx.output::<i8>(0)?.get_mut(..batches * units).ok_or(SHORT)?;
     for (x, y) in input.chunks_exact(depth).zip(out.chunks_exact_mut(units)) {
         let xsum = i64::from(p.weights_offset) * x.iter().map(|&v| i64::from(v)).sum::<i64>();
         sparse_weights::unit_dots(index, values, x, units, 0i32, |n, dot| {
             let u = table.get(n).ok_or(TABLE)?;
-            let b = bias.and_then(|b| b.get(n)).copied().unwrap_or(0);
-            let acc = i64::from(dot) + xsum + u.folded + i64::from(b);
+            let acc = i64::from(dot) + xsum + constant(n, u)?;
             *y.get_mut(n).ok_or(SHORT)? =
                 requantize(acc, true, u.scale, p.output_offset, p.lo, p.hi) as i8;
             Ok(())

@@ -344,6 +344,13 @@ impl Mac<i8, i8> for i32 {
     }
 }
 
+impl Mac<i8, i16> for i64 {
+    #[inline(always)]
+    fn mac(self, v: i8, x: i16) -> i64 {
+        self.wrapping_add(i64::from(i32::from(v) * i32::from(x)))
+    }
+}
+
 /// For each unit `n` of one input row `x`, `f(n, sum over the stored (n, k) of w * x[k])`,
 /// each unit summed in storage order from `zero`.
 #[inline(always)]
