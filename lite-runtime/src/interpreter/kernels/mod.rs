@@ -125,6 +125,11 @@ kernels! {
         where_: [WHERE];
         topk: [TOPK_V2];
         space_batch: [SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND];
+        // vision
+        resize: [RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR];
+        transpose_conv: [TRANSPOSE_CONV];
+        l2_pool: [L2_POOL_2D];
+        normalization: [L2_NORMALIZATION, LOCAL_RESPONSE_NORMALIZATION];
     }
     custom {
         // TensorFlow Lite Micro's signal library and CIRCULAR_BUFFER
