@@ -58,11 +58,15 @@ pub fn plan_sequential<B: AsRef<PlanBuffer> + AsMut<PlanBuffer>>(
     Ok(end)
 }
 
-/// Whether buffer `a` comes before buffer `b` in the placement order: larger first, then by
-/// index (so equal sizes keep their order, as TFLite Micro's stable sort does).
+/// Whether buffer `a` comes before buffer `b` in the placement order: larger first, then the
+/// later index first, as TFLite Micro's planner orders them (it fills its sort array from the
+/// tail, then sorts it stably by size). The tie order matters: a chain of equal buffers each
+/// alive with the next (an image rescaled by two element-wise ops, then convolved) packs
+/// into the live peak placed last-first, and leaves a gap placed first-first (147 456 against
+/// 131 072 bytes on Keras' int8 MobileNetV3-Small).
 fn before<B: AsRef<PlanBuffer>>(buffers: &[B], a: u32, b: u32) -> bool {
     let (x, y) = (buffers[a as usize].as_ref(), buffers[b as usize].as_ref());
-    x.size > y.size || (x.size == y.size && a < b)
+    x.size > y.size || (x.size == y.size && a > b)
 }
 
 /// Sorts the permutation kept in the buffers' `order` fields (heapsort: in place, O(n log n),

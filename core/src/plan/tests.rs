@@ -174,10 +174,11 @@ fn bad_input_is_an_error() {
 }
 
 /// TFLite Micro's `GreedyMemoryPlanner::CalculateOffsetsIfNeeded`, transcribed with `Vec`s
-/// (stable sort by size, largest first; first fit among simultaneously active buffers in
-/// offset order). Returns the peak.
+/// (the buffers in reverse order, as it fills its array from the tail, then a stable sort by
+/// size, largest first; first fit among simultaneously active buffers in offset order).
+/// Returns the peak.
 fn tflite_micro_greedy(b: &[PlanBuffer]) -> usize {
-    let mut ids: Vec<usize> = (0..b.len()).collect();
+    let mut ids: Vec<usize> = (0..b.len()).rev().collect();
     ids.sort_by(|&x, &y| b[y].size().cmp(&b[x].size())); // stable
     let mut placed: Vec<(usize, usize)> = Vec::new(); // (offset, id), sorted by offset
     let mut peak = 0;
