@@ -19,6 +19,9 @@
 
 mod base;
 
+#[cfg(all(test, feature = "custom-ops"))]
+#[allow(dead_code)] // each custom family's tests use part of it
+mod custom_one_op;
 #[cfg(test)]
 mod fixtures;
 #[cfg(test)]
@@ -103,5 +106,10 @@ kernels! {
         quantize: [QUANTIZE, DEQUANTIZE];
         pad: [PAD, PADV2];
     }
-    custom {}
+    custom {
+        // custom operators
+        detection_postprocess if "detection": [
+            TFLITE_DETECTION_POSTPROCESS = "TFLite_Detection_PostProcess",
+        ];
+    }
 }
