@@ -111,5 +111,13 @@ kernels! {
         detection_postprocess if "detection": [
             TFLITE_DETECTION_POSTPROCESS = "TFLite_Detection_PostProcess",
         ];
+        mediapipe if "mediapipe": [
+            CONVOLUTION_2D_TRANSPOSE_BIAS = "Convolution2DTransposeBias",
+            MAX_POOLING_WITH_ARGMAX_2D = "MaxPoolingWithArgmax2D",
+            MAX_UNPOOLING_2D = "MaxUnpooling2D",
+            TRANSFORM_TENSOR_BILINEAR = "TransformTensorBilinear",
+            TRANSFORM_LANDMARKS = "TransformLandmarks",
+            LANDMARKS_2_TRANSFORM_MATRIX = "Landmarks2TransformMatrix",
+        ];
     }
 }
