@@ -128,8 +128,8 @@ pub(super) fn eval_argmax(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
     for batch in 0..b {
         for oy in 0..oh {
             for ox in 0..ow {
-                let y0 = (oy * p.stride_h as usize) as i64 - i64::from(p.pad_h);
-                let x0 = (ox * p.stride_w as usize) as i64 - i64::from(p.pad_w);
+                let y0 = oy as i64 * i64::from(p.stride_h) - i64::from(p.pad_h);
+                let x0 = ox as i64 * i64::from(p.stride_w) - i64::from(p.pad_w);
                 // The window clipped to the image, as filter offsets.
                 let (fy0, fy1) = ((-y0).max(0), fh.min(ih as i64 - y0));
                 let (fx0, fx1) = ((-x0).max(0), fw.min(iw as i64 - x0));
@@ -225,8 +225,8 @@ pub(super) fn eval_unpool(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
                         return Err(outside);
                     }
                     let i = v as i64;
-                    let oy = (y * p.stride_h as usize) as i64 - i64::from(p.pad_h) + i / fw;
-                    let ox = (xx * p.stride_w as usize) as i64 - i64::from(p.pad_w) + i % fw;
+                    let oy = y as i64 * i64::from(p.stride_h) - i64::from(p.pad_h) + i / fw;
+                    let ox = xx as i64 * i64::from(p.stride_w) - i64::from(p.pad_w) + i % fw;
                     if !(0..oh as i64).contains(&oy) || !(0..ow as i64).contains(&ox) {
                         return Err(outside);
                     }
