@@ -56,8 +56,7 @@ fn main() {
     let options = Options::default();
     // tessera-lite without std plans `required` on a stack table of 256 entries; the CTR
     // model has 383 (tensors + operators), so the host gives it a table.
-    let graph = model.subgraph(0).expect("a main graph");
-    let entries = graph.tensors().len() + graph.operators().len();
+    let entries = Interpreter::plan_entries(&model, &options).expect("a main graph");
     let mut plan = vec![PlanBuffer::new(0, 1, Lifetime::ALWAYS); entries];
     let arena_bytes =
         Interpreter::required_with(&model, &ops, &options, &mut plan).expect("the model sets up");

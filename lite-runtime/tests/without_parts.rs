@@ -21,8 +21,7 @@ fn fixture(name: &str) -> Vec<u8> {
 /// The arena `model` needs. Without `std`, `Interpreter::required` plans on a 256-entry
 /// stack table, too small for the CTR model; the caller's table holds every entry.
 fn required(model: &Model<'_>) -> usize {
-    let graph = model.subgraph(0).expect("main graph");
-    let entries = graph.tensors().len() + graph.operators().len();
+    let entries = Interpreter::plan_entries(model, &Options::default()).expect("main graph");
     let mut plan = vec![PlanBuffer::new(0, 1, Lifetime::ALWAYS); entries];
     Interpreter::required_with(model, &AllOps, &Options::default(), &mut plan).expect("sets up")
 }

@@ -140,6 +140,38 @@ static void sparse_model(void) {
   close_session(&s);
 }
 
+/* A streaming model (tests/fixtures/control/stream.tflite): its state is a resource variable
+ * that CALL_ONCE initialises. Each invoke moves the state on; reset_state starts it again, and
+ * an error in a loop's body names the body's subgraph. */
+static void streaming_state(void) {
+  Session s;
+  if (!open_session(&s, "../control/stream.tflite")) return;
+  uint8_t *in;
+  const uint8_t *out;
+  size_t len, out_len;
+  TesseraError err;
+  CHECK(tessera_interpreter_input_data(s.it, 0, &in, &len) == TESSERA_OK);
+  CHECK(len == 16);
+  float x[4] = {0.5f, -0.25f, 1.0f, 0.0f};
+  memcpy(in, x, sizeof x);
+  CHECK(tessera_interpreter_invoke(s.it, &err) == TESSERA_OK);
+  float first[4], again[4];
+  CHECK(tessera_interpreter_output_data(s.it, 0, &out, &out_len) == TESSERA_OK);
+  CHECK(out_len == sizeof first);
+  memcpy(first, out, sizeof first);
+  CHECK(tessera_interpreter_invoke(s.it, &err) == TESSERA_OK);
+  CHECK(tessera_interpreter_output_data(s.it, 0, &out, &out_len) == TESSERA_OK);
+  memcpy(again, out, sizeof again);
+  CHECK(memcmp(first, again, sizeof first) != 0);
+  CHECK(tessera_interpreter_reset_state(s.it, &err) == TESSERA_OK);
+  CHECK(tessera_interpreter_invoke(s.it, &err) == TESSERA_OK);
+  CHECK(tessera_interpreter_output_data(s.it, 0, &out, &out_len) == TESSERA_OK);
+  memcpy(again, out, sizeof again);
+  CHECK(memcmp(first, again, sizeof first) == 0);
+  CHECK(tessera_interpreter_reset_state(NULL, &err) == TESSERA_NULL_ARGUMENT);
+  close_session(&s);
+}
+
 static void strings_model(void) {
   Session s;
   if (!open_session(&s, "strings.tflite")) return;
@@ -278,6 +310,7 @@ int main(void) {
   if (d) dir = d;
   sparse_model();
   strings_model();
+  streaming_state();
   failures_a_caller_handles();
   size_t len;
   uint8_t *model = read_file("sparse.tflite", &len);

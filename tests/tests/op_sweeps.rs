@@ -12,91 +12,21 @@ use serde_json::Value;
 use tessera_lite::interpreter::{AllOps, Interpreter, Options};
 use tessera_lite::model::Model;
 
+mod common;
+
+use common::litert::{aligned, compare, hex, to_host};
+
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/ops")
-}
-
-fn hex(s: &str) -> Vec<u8> {
-    (0..s.len() / 2)
-        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex"))
-        .collect()
-}
-
-/// Bytes per element of a numpy dtype name, for byte-order swaps on a big-endian host.
-fn width(dtype: &str) -> usize {
-    match dtype {
-        "float64" | "int64" | "uint64" => 8,
-        "float32" | "int32" | "uint32" => 4,
-        "float16" | "int16" | "uint16" => 2,
-        _ => 1,
-    }
-}
-
-/// Little-endian file bytes to the host's order (or back).
-fn to_host(bytes: &mut [u8], dtype: &str) {
-    let w = width(dtype);
-    if cfg!(target_endian = "big") && w > 1 {
-        for c in bytes.chunks_exact_mut(w) {
-            c.reverse();
-        }
-    }
-}
-
-/// Compares output `got` (host order) with the expected tensor `want`; `Err` says how they
-/// differ.
-fn compare(got: &[u8], want: &Value) -> Result<(), String> {
-    let dtype = want["dtype"].as_str().unwrap_or("");
-    let mut expected = hex(want["hex"].as_str().unwrap_or(""));
-    to_host(&mut expected, dtype);
-    if got.len() != expected.len() {
-        return Err(format!("{} bytes, LiteRT {}", got.len(), expected.len()));
-    }
-    if want.get("exact").is_some() || dtype != "float32" {
-        if let Some(k) = got.iter().zip(&expected).position(|(a, b)| a != b) {
-            let w = width(dtype);
-            return Err(format!("element {} differs (exact)", k / w));
-        }
-        return Ok(());
-    }
-    let tolerance = want["tolerance"].as_f64().unwrap_or(0.0);
-    let f = |b: &[u8]| f32::from_ne_bytes([b[0], b[1], b[2], b[3]]);
-    let mut worst = (0.0f64, 0usize);
-    for (k, (g, w)) in got
-        .chunks_exact(4)
-        .zip(expected.chunks_exact(4))
-        .enumerate()
-    {
-        let (g, w) = (f(g), f(w));
-        if g.is_nan() && w.is_nan() {
-            continue;
-        }
-        let d = if g == w {
-            0.0
-        } else {
-            (f64::from(g) - f64::from(w)).abs()
-        };
-        if d.is_nan() || d > worst.0 {
-            worst = (if d.is_nan() { f64::INFINITY } else { d }, k);
-        }
-    }
-    if worst.0 > tolerance {
-        return Err(format!(
-            "element {} off by {:e}, over the tolerance {:e}",
-            worst.1, worst.0, tolerance
-        ));
-    }
-    Ok(())
 }
 
 /// Runs one case; `Err` says why it does not equal LiteRT.
 fn run_case(case: &Value) -> Result<(), String> {
     let model_path = dir().join(case["model"].as_str().ok_or("no model")?);
     let file = std::fs::read(&model_path).map_err(|e| format!("{}: {e}", model_path.display()))?;
-    // 16-byte aligned, so constants are read in place as a device would.
-    let mut words = vec![0u128; file.len().div_ceil(16)];
-    let bytes = &mut zerocopy::IntoBytes::as_mut_bytes(&mut words[..])[..file.len()];
-    bytes.copy_from_slice(&file);
-    let model = Model::load(bytes).map_err(|e| format!("load: {e}"))?;
+    let words = aligned(&file);
+    let model = Model::load(&zerocopy::IntoBytes::as_bytes(&words[..])[..file.len()])
+        .map_err(|e| format!("load: {e}"))?;
     let options = Options::default();
     let needed = Interpreter::required(&model, &AllOps, &options).map_err(|e| format!("{e}"))?;
     let mut arena = vec![0u8; needed];

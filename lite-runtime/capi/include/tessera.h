@@ -96,7 +96,7 @@ typedef struct TesseraNormDecoder {
 
 // Where and why a call failed. `message` is NUL-terminated (cut to fit).
 typedef struct TesseraError {
-  // The operator concerned, or -1.
+  // The operator concerned (its index in `subgraph_index`'s subgraph), or -1.
   int64_t operator_index;
   // The tensor concerned, or -1.
   int64_t tensor_index;
@@ -106,6 +106,9 @@ typedef struct TesseraError {
   uint64_t needed;
   // For malformed data: the sample concerned (from 0, in the stream); else -1.
   int64_t sample;
+  // The subgraph of the operator or tensor when it is not the one run (a loop's body, a
+  // branch); else -1.
+  int64_t subgraph_index;
   // What went wrong, for people.
   char message[256];
 } TesseraError;
@@ -445,6 +448,16 @@ enum TesseraStatus tessera_interpreter_set_input_strings(struct TesseraInterpret
 // `interp` is null or a live interpreter; `err` null or writable.
 enum TesseraStatus tessera_interpreter_invoke(struct TesseraInterpreter *interp,
                                               struct TesseraError *err);
+
+// Sets the state kept between invokes back to what set-up left: variable tensors to their
+// initial values, kernels' state (an LSTM's cell, delay lines) as their set-up fills it,
+// resource variables cleared so that the model's CALL_ONCE initialises them again at the
+// next invoke. Inputs and outputs are left. Allocates nothing.
+//
+// # Safety
+// `interp` is null or a live interpreter; `err` null or writable.
+enum TesseraStatus tessera_interpreter_reset_state(struct TesseraInterpreter *interp,
+                                                   struct TesseraError *err);
 
 // Writes to `*data` and `*len` where graph output `j`'s bytes are (host byte order; for a
 // string output, its TFLite encoding).

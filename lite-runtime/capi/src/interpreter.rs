@@ -26,7 +26,7 @@ pub struct TesseraInterpreter {
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct TesseraError {
-    /// The operator concerned, or -1.
+    /// The operator concerned (its index in `subgraph_index`'s subgraph), or -1.
     pub operator_index: i64,
     /// The tensor concerned, or -1.
     pub tensor_index: i64,
@@ -36,6 +36,9 @@ pub struct TesseraError {
     pub needed: u64,
     /// For malformed data: the sample concerned (from 0, in the stream); else -1.
     pub sample: i64,
+    /// The subgraph of the operator or tensor when it is not the one run (a loop's body, a
+    /// branch); else -1.
+    pub subgraph_index: i64,
     /// What went wrong, for people.
     pub message: [c_char; 256],
 }
@@ -91,6 +94,7 @@ pub(crate) fn blank() -> TesseraError {
         byte_offset: -1,
         needed: 0,
         sample: -1,
+        subgraph_index: -1,
         message: [0; 256],
     }
 }
@@ -117,6 +121,7 @@ fn interpreter_error(e: &InterpreterError) -> (TesseraStatus, TesseraError) {
     let mut r = blank();
     r.operator_index = e.operator.map_or(-1, |i| i as i64);
     r.tensor_index = e.tensor.map_or(-1, |i| i as i64);
+    r.subgraph_index = e.subgraph.map_or(-1, |i| i as i64);
     let status = match e.kind {
         ErrorKind::ArenaTooSmall { needed, .. } => {
             r.needed = needed as u64;
@@ -200,11 +205,12 @@ pub unsafe extern "C" fn tessera_model_arena_size(
             return s;
         }
     };
-    let entries = model
-        .subgraph(0)
-        .map_or(0, |g| g.tensors().len() + g.operators().len());
-    let mut plan = vec![PlanBuffer::new(0, 1, Lifetime::ALWAYS); entries];
-    match Interpreter::required_with(&model, &AllOps, &options(string_bytes), &mut plan) {
+    let options = options(string_bytes);
+    let required = Interpreter::plan_entries(&model, &options).and_then(|entries| {
+        let mut plan = vec![PlanBuffer::new(0, 1, Lifetime::ALWAYS); entries];
+        Interpreter::required_with(&model, &AllOps, &options, &mut plan)
+    });
+    match required {
         Ok(n) => {
             // SAFETY: `arena_size` is non-null (checked) and writable (caller).
             unsafe { arena_size.write(n) };
@@ -574,6 +580,34 @@ pub unsafe extern "C" fn tessera_interpreter_invoke(
         return TesseraStatus::TESSERA_NULL_ARGUMENT;
     };
     match it.invoke() {
+        Ok(()) => TesseraStatus::TESSERA_OK,
+        Err(e) => {
+            let (s, r) = interpreter_error(&e);
+            // SAFETY: `err` is null or writable (caller).
+            unsafe { report(err, r) };
+            s
+        }
+    }
+}
+
+/// Sets the state kept between invokes back to what set-up left: variable tensors to their
+/// initial values, kernels' state (an LSTM's cell, delay lines) as their set-up fills it,
+/// resource variables cleared so that the model's CALL_ONCE initialises them again at the
+/// next invoke. Inputs and outputs are left. Allocates nothing.
+///
+/// # Safety
+/// `interp` is null or a live interpreter; `err` null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tessera_interpreter_reset_state(
+    interp: *mut TesseraInterpreter,
+    err: *mut TesseraError,
+) -> TesseraStatus {
+    // SAFETY: `interp` is null or a live interpreter, not otherwise borrowed during this
+    // call (caller).
+    let Some(it) = (unsafe { get_mut(interp) }) else {
+        return TesseraStatus::TESSERA_NULL_ARGUMENT;
+    };
+    match it.reset_state() {
         Ok(()) => TesseraStatus::TESSERA_OK,
         Err(e) => {
             let (s, r) = interpreter_error(&e);

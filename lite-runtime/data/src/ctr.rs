@@ -202,12 +202,7 @@ impl<'m, 'a> Predictor<'m, 'a> {
     /// [`PredictError::Interpreter`] with [`ErrorKind::NoSuchTensor`] if the model is not
     /// shaped so.
     pub fn new(it: Interpreter<'m, 'a>) -> Result<Self, PredictError> {
-        let missing = PredictError::Interpreter(InterpreterError {
-            kind: ErrorKind::NoSuchTensor,
-            operator: None,
-            op: None,
-            tensor: None,
-        });
+        let missing = PredictError::Interpreter(InterpreterError::new(ErrorKind::NoSuchTensor));
         let keys = it
             .signature_input("serving_default", "keys")
             .ok_or(missing)?;

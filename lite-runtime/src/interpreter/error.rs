@@ -164,14 +164,40 @@ pub enum ErrorKind {
     /// An operator reads a tensor no earlier operator wrote, that is not a constant, a graph
     /// input or a variable.
     NotComputed,
+    /// More subgraphs reached through WHILE, IF and CALL_ONCE than the interpreter runs.
+    TooManyGraphs {
+        /// The limit ([`MAX_GRAPHS`](super::MAX_GRAPHS)).
+        limit: usize,
+    },
+    /// A subgraph that calls itself, directly or through others (TensorFlow Lite has no
+    /// recursion).
+    Recursion,
+    /// A WHILE loop ran more iterations than
+    /// [`Options::max_loop_iterations`](super::Options::max_loop_iterations) allows.
+    LoopBound {
+        /// The bound.
+        limit: u32,
+    },
+    /// Tensors that control flow copies between differ in type or size (a loop whose values
+    /// change shape, which an arena planned once cannot hold).
+    ControlMismatch,
+    /// More resource variables than the interpreter holds, or a resource whose VAR_HANDLE
+    /// cannot be found from the operator that uses it.
+    Resource,
+    /// A resource variable is read before anything assigned it.
+    Uninitialized,
 }
 
 /// Why an interpreter could not be set up or run: what, and where.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct InterpreterError {
     /// What.
     pub kind: ErrorKind,
-    /// The operator (index in the subgraph), if one is concerned.
+    /// The subgraph of the operator or tensor, when it is not the one run (a loop's body, a
+    /// branch, with the `control-flow` feature).
+    pub subgraph: Option<usize>,
+    /// The operator (index in its subgraph), if one is concerned.
     pub operator: Option<usize>,
     /// Its op (a typed code, not a name: the names are linked only where an error is
     /// displayed, which keeps 3.2 KB of them out of firmware that never prints one).
@@ -181,9 +207,13 @@ pub struct InterpreterError {
 }
 
 impl InterpreterError {
-    pub(crate) const fn new(kind: ErrorKind) -> Self {
+    /// An error of this kind, placed nowhere (for code that reports an interpreter's errors
+    /// beside its own, as a model's wrapper does).
+    #[must_use]
+    pub const fn new(kind: ErrorKind) -> Self {
         Self {
             kind,
+            subgraph: None,
             operator: None,
             op: None,
             tensor: None,
@@ -193,6 +223,7 @@ impl InterpreterError {
     pub(crate) const fn at_op(kind: ErrorKind, operator: usize, op: BuiltinOperator) -> Self {
         Self {
             kind,
+            subgraph: None,
             operator: Some(operator),
             op: Some(op),
             tensor: None,
@@ -203,6 +234,7 @@ impl InterpreterError {
     pub(crate) const fn at_operator(kind: ErrorKind, operator: usize) -> Self {
         Self {
             kind,
+            subgraph: None,
             operator: Some(operator),
             op: None,
             tensor: None,
@@ -212,15 +244,29 @@ impl InterpreterError {
     pub(crate) const fn at_tensor(kind: ErrorKind, tensor: usize) -> Self {
         Self {
             kind,
+            subgraph: None,
             operator: None,
             op: None,
             tensor: Some(tensor),
         }
     }
+
+    /// This error, placed in model subgraph `index` unless it is placed already (the
+    /// innermost subgraph is the one to name).
+    #[cfg(feature = "control-flow")]
+    pub(crate) const fn in_subgraph(mut self, index: usize) -> Self {
+        if self.subgraph.is_none() {
+            self.subgraph = Some(index);
+        }
+        self
+    }
 }
 
 impl fmt::Display for InterpreterError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(g) = self.subgraph {
+            write!(f, "subgraph {g}, ")?;
+        }
         if let Some(i) = self.operator {
             write!(f, "operator {i}")?;
             if let Some(op) = self.op {
@@ -275,6 +321,23 @@ impl fmt::Display for InterpreterError {
             ErrorKind::NotComputed => f.write_str(
                 "read before any operator writes it (not a constant, graph input or variable)",
             ),
+            ErrorKind::TooManyGraphs { limit } => {
+                write!(f, "control flow reaches more than {limit} subgraphs")
+            }
+            ErrorKind::Recursion => f.write_str("a subgraph calls itself"),
+            ErrorKind::LoopBound { limit } => write!(
+                f,
+                "the loop ran past {limit} iterations (raise Options::max_loop_iterations)"
+            ),
+            ErrorKind::ControlMismatch => {
+                f.write_str("the tensors control flow copies between differ in type or size")
+            }
+            ErrorKind::Resource => f.write_str(
+                "a resource variable without its VAR_HANDLE, or more than the interpreter holds",
+            ),
+            ErrorKind::Uninitialized => {
+                f.write_str("a resource variable read before it is assigned")
+            }
         }
     }
 }

@@ -3,18 +3,56 @@
 //! runs. Nothing is allocated, and the flatbuffer is not read.
 
 use super::error::{ErrorKind, InterpreterError, KernelError};
-use super::kernel::{Eval, Kernel, MAX_OUTPUTS};
+#[cfg(feature = "state")]
+use super::kernel::Writable;
+use super::kernel::{Eval, Kernel, MAX_OUTPUTS, MAX_VARIABLES};
 use super::record::{OpRecord, Place, TensorRecord};
 use zerocopy::FromBytes;
 
 use super::Interpreter;
 
-/// Writable pieces: the outputs, then the scratch.
-const CUTS: usize = MAX_OUTPUTS + 1;
+/// Writable pieces: the outputs, the scratch and, with `state`, the persistent bytes and the
+/// variable inputs.
+const CUTS: usize = MAX_OUTPUTS
+    + 1
+    + if cfg!(feature = "state") {
+        1 + MAX_VARIABLES
+    } else {
+        0
+    };
+
+/// A cut's `which` past the outputs': the scratch, the persistent bytes, variable slot 0.
+const SCRATCH: usize = MAX_OUTPUTS;
+#[cfg(feature = "state")]
+const PERSISTENT: usize = MAX_OUTPUTS + 1;
+#[cfg(feature = "state")]
+const VARIABLE: usize = MAX_OUTPUTS + 2;
 
 const OVERLAP: KernelError = KernelError::Mismatch {
     what: "two outputs of one operator share bytes",
 };
+
+#[cfg(feature = "state")]
+const TOO_MANY_VARIABLES: KernelError = KernelError::Unsupported {
+    what: "an operator with more variable inputs than MAX_VARIABLES",
+};
+
+/// The writable pieces `state` adds for operator `rec`: its persistent bytes and its variable
+/// inputs (0 without the feature).
+#[cfg(feature = "state")]
+fn state_cuts(rec: &OpRecord, inputs: &[i32], records: &[TensorRecord]) -> usize {
+    let variables = inputs
+        .iter()
+        .filter_map(|&t| records.get(usize::try_from(t).ok()?))
+        .filter(|r| r.place() == Place::Variable && r.bytes > 0)
+        .count();
+    usize::from(rec.persistent_bytes > 0) + variables
+}
+
+#[cfg(not(feature = "state"))]
+fn state_cuts(_: &OpRecord, _: &[i32], _: &[TensorRecord]) -> usize {
+    0
+}
 
 impl Interpreter<'_, '_> {
     /// Runs the graph once, from the inputs as they are to the outputs. Allocates nothing.
@@ -23,26 +61,47 @@ impl Interpreter<'_, '_> {
     /// A kernel's error (a bad index in the data, strings over their budget), naming the
     /// operator. The outputs are then unspecified; the interpreter may be invoked again.
     pub fn invoke(&mut self) -> Result<(), InterpreterError> {
-        for j in 0..(self.counts.ops as usize) {
-            self.run_operator(j)?;
+        #[cfg(feature = "control-flow")]
+        return self.run_graph(0);
+        #[cfg(not(feature = "control-flow"))]
+        {
+            for j in 0..(self.counts.ops as usize) {
+                self.run_operator(j, 0, self.counts.tensors as usize)?;
+            }
+            Ok(())
         }
-        Ok(())
     }
 
-    fn run_operator(&mut self, j: usize) -> Result<(), InterpreterError> {
+    /// Runs operator record `j`, of a graph whose tensors are the `count` records from
+    /// `base` (its operands are indices among them).
+    pub(crate) fn run_operator(
+        &mut self,
+        j: usize,
+        base: usize,
+        count: usize,
+    ) -> Result<(), InterpreterError> {
         let rec = self.op_record(j);
         let kernel = self.kernel(j, &rec)?;
+        #[cfg(feature = "control-flow")]
+        if let Some((flow, _)) = super::control::flow_at(rec.kernel) {
+            return self.run_control(j, flow, kernel.op, &rec, base);
+        }
         let op = kernel.op;
         let fail = |e: KernelError| InterpreterError::at_op(ErrorKind::Kernel(e), j, op);
 
         let t_bytes = (self.counts.tensors as usize) * size_of::<TensorRecord>();
-        let o_bytes = (self.counts.ops as usize) * size_of::<OpRecord>();
+        let o_bytes = self.counts.operands_at() - t_bytes;
         let (records, rest) = self.header.split_at_mut(t_bytes);
         let operands_bytes = rest
             .get(o_bytes..o_bytes + (self.counts.operands as usize) * 4)
             .ok_or(fail(OVERLAP))?;
         let operands = <[i32]>::ref_from_bytes(operands_bytes).map_err(|_| fail(OVERLAP))?;
         let records = <[TensorRecord]>::mut_from_bytes(records).map_err(|_| fail(OVERLAP))?;
+        // The graph's own records: its operands index them.
+        #[cfg(feature = "control-flow")]
+        let records = records.get_mut(base..base + count).ok_or(fail(OVERLAP))?;
+        #[cfg(not(feature = "control-flow"))]
+        let _ = (base, count);
         let start = rec.operands as usize;
         let (n_in, n_out) = (usize::from(rec.inputs), usize::from(rec.outputs));
         let inputs = operands.get(start..start + n_in).ok_or(fail(OVERLAP))?;
@@ -54,7 +113,7 @@ impl Interpreter<'_, '_> {
         // per-operator cost of splitting the arena down (160 operators make up the CTR model).
         // Not on bare metal, where the second copy of this code (0.9 KB of a Cortex-M4F
         // image) costs more than zeroing a few more slots per operator.
-        let cuts = n_out + usize::from(rec.scratch_bytes > 0);
+        let cuts = n_out + usize::from(rec.scratch_bytes > 0) + state_cuts(&rec, inputs, records);
         let model = self.model.bytes();
         if cuts <= 2 && !cfg!(target_os = "none") {
             split_and_eval::<2, 3>(&rec, kernel, records, inputs, outputs, self.data, model)
@@ -90,18 +149,49 @@ fn split_and_eval<const N: usize, const P: usize>(
         let Some(r) = usize::try_from(t).ok().and_then(|t| records.get(t)) else {
             continue;
         };
-        if matches!(r.place(), Place::Planned | Place::Persistent) && r.bytes > 0 {
+        if matches!(
+            r.place(),
+            Place::Planned | Place::Persistent | Place::Variable
+        ) && r.bytes > 0
+        {
             *cuts.get_mut(n_cuts).ok_or(OVERLAP)? = (r.offset as usize, r.bytes as usize, k);
             n_cuts += 1;
         }
     }
     if rec.scratch_bytes > 0 {
-        *cuts.get_mut(n_cuts).ok_or(OVERLAP)? = (
-            rec.scratch as usize,
-            rec.scratch_bytes as usize,
-            MAX_OUTPUTS,
-        );
+        *cuts.get_mut(n_cuts).ok_or(OVERLAP)? =
+            (rec.scratch as usize, rec.scratch_bytes as usize, SCRATCH);
         n_cuts += 1;
+    }
+    // With `state`: the persistent bytes and the variable inputs are written in place.
+    #[cfg(feature = "state")]
+    let mut variable_inputs = [0usize; MAX_VARIABLES];
+    #[cfg(feature = "state")]
+    let mut n_variables = 0;
+    #[cfg(feature = "state")]
+    {
+        if rec.persistent_bytes > 0 {
+            *cuts.get_mut(n_cuts).ok_or(OVERLAP)? = (
+                rec.persistent as usize,
+                rec.persistent_bytes as usize,
+                PERSISTENT,
+            );
+            n_cuts += 1;
+        }
+        for (k, &t) in inputs.iter().enumerate() {
+            let Some(r) = usize::try_from(t).ok().and_then(|t| records.get(t)) else {
+                continue;
+            };
+            if r.place() == Place::Variable && r.bytes > 0 {
+                *variable_inputs
+                    .get_mut(n_variables)
+                    .ok_or(TOO_MANY_VARIABLES)? = k;
+                *cuts.get_mut(n_cuts).ok_or(OVERLAP)? =
+                    (r.offset as usize, r.bytes as usize, VARIABLE + n_variables);
+                n_variables += 1;
+                n_cuts += 1;
+            }
+        }
     }
     let cuts = &mut cuts[..n_cuts];
     // By offset. At most MAX_OUTPUTS + 1 cuts, mostly one or two: an insertion sort (32 bytes
@@ -117,6 +207,10 @@ fn split_and_eval<const N: usize, const P: usize>(
     let mut out: [Option<&mut [u8]>; N] = [const { None }; N];
     let mut empty: [[u8; 0]; N] = [[]; N];
     let mut scratch = None;
+    #[cfg(feature = "state")]
+    let mut persistent_cut = None;
+    #[cfg(feature = "state")]
+    let mut variables: [Option<&mut [u8]>; MAX_VARIABLES] = [const { None }; MAX_VARIABLES];
     let mut pieces: [(usize, &[u8]); P] = [(0, &[]); P];
     let mut n_pieces = 0;
     let mut data: &mut [u8] = data;
@@ -130,10 +224,13 @@ fn split_and_eval<const N: usize, const P: usize>(
         let (cut, after) = after.split_at_mut(bytes);
         *pieces.get_mut(n_pieces).ok_or(OVERLAP)? = (at, before);
         n_pieces += 1;
-        if which == MAX_OUTPUTS {
-            scratch = Some(cut);
-        } else {
-            *out.get_mut(which).ok_or(OVERLAP)? = Some(cut);
+        match which {
+            SCRATCH => scratch = Some(cut),
+            #[cfg(feature = "state")]
+            PERSISTENT => persistent_cut = Some(cut),
+            #[cfg(feature = "state")]
+            v if v >= VARIABLE => *variables.get_mut(v - VARIABLE).ok_or(OVERLAP)? = Some(cut),
+            k => *out.get_mut(k).ok_or(OVERLAP)? = Some(cut),
         }
         data = after;
         at = offset + bytes;
@@ -147,14 +244,28 @@ fn split_and_eval<const N: usize, const P: usize>(
         }
     }
     let mut out_len = [None; N];
-    let persistent_start = rec.persistent as usize;
-    let persistent = pieces[..n_pieces]
-        .iter()
-        .find_map(|&(at, p)| {
-            let s = persistent_start.checked_sub(at)?;
-            p.get(s..s + rec.persistent_bytes as usize)
-        })
-        .unwrap_or(&[]);
+    let start = rec.persistent as usize;
+    let shared = pieces[..n_pieces].iter().find_map(|&(at, p)| {
+        let s = start.checked_sub(at)?;
+        p.get(s..s + rec.persistent_bytes as usize)
+    });
+    #[cfg(not(feature = "state"))]
+    let persistent = shared.unwrap_or(&[]);
+    #[cfg(feature = "state")]
+    let persistent = match persistent_cut {
+        Some(cut) => Writable::new(Some(cut), None),
+        None => Writable::new(None, Some(shared.unwrap_or(&[]))),
+    };
+    #[cfg(feature = "state")]
+    let mut slots = variables.iter_mut().zip(variable_inputs);
+    #[cfg(feature = "state")]
+    let variables: [(usize, Writable<'_>); MAX_VARIABLES] = core::array::from_fn(|_| {
+        slots
+            .next()
+            .map_or((usize::MAX, Writable::new(None, None)), |(v, k)| {
+                (k, Writable::new(v.take(), None))
+            })
+    });
     {
         let mut ctx = Eval {
             params: &rec.params,
@@ -166,6 +277,8 @@ fn split_and_eval<const N: usize, const P: usize>(
             out_len: &mut out_len[..n_out],
             scratch,
             persistent,
+            #[cfg(feature = "state")]
+            variables: &variables[..n_variables],
             model,
         };
         (kernel.eval)(&mut ctx)?;

@@ -12,6 +12,9 @@
 //!   ([`Eval::output`]), the parameters, scratch and persistent bytes. Every access is
 //!   checked, so a kernel bug is an error, never an out-of-bounds access.
 
+#[cfg(feature = "state")]
+use core::cell::Cell;
+
 use tessera_core::strings::TfliteStrings;
 use tessera_core::tensor::Element;
 use zerocopy::{FromBytes, Immutable, IntoBytes};
@@ -275,6 +278,40 @@ pub const MAX_INPUTS: usize = 64;
 /// Most operands of one operator: outputs.
 pub const MAX_OUTPUTS: usize = 16;
 
+/// Most variable tensors one operator updates in place (a bidirectional LSTM has four).
+pub const MAX_VARIABLES: usize = 4;
+
+/// Bytes `eval` may write or read, handed out once either way: writable until read shared,
+/// shared from then on (so no shared view outlives a write).
+#[cfg(feature = "state")]
+pub(crate) struct Writable<'e> {
+    mutable: Cell<Option<&'e mut [u8]>>,
+    shared: Cell<Option<&'e [u8]>>,
+}
+
+#[cfg(feature = "state")]
+impl<'e> Writable<'e> {
+    pub(crate) const fn new(mutable: Option<&'e mut [u8]>, shared: Option<&'e [u8]>) -> Self {
+        Self {
+            mutable: Cell::new(mutable),
+            shared: Cell::new(shared),
+        }
+    }
+
+    /// The bytes, shared: writable no more.
+    fn shared(&self) -> Option<&'e [u8]> {
+        if let Some(m) = self.mutable.take() {
+            self.shared.set(Some(m));
+        }
+        self.shared.get()
+    }
+
+    /// The bytes to write, if not read shared yet (nor taken already).
+    fn take(&self) -> Option<&'e mut [u8]> {
+        self.mutable.take()
+    }
+}
+
 /// The context of a kernel's `eval`: the operator's tensors' bytes, checked on every access.
 pub struct Eval<'e> {
     pub(crate) params: &'e [u8; PARAMS_BYTES],
@@ -286,7 +323,15 @@ pub struct Eval<'e> {
     pub(crate) out: &'e mut [Option<&'e mut [u8]>],
     pub(crate) out_len: &'e mut [Option<u32>],
     pub(crate) scratch: Option<&'e mut [u8]>,
+    /// The operator's persistent bytes (writable with the `state` feature).
+    #[cfg(feature = "state")]
+    pub(crate) persistent: Writable<'e>,
+    /// The operator's persistent bytes.
+    #[cfg(not(feature = "state"))]
     pub(crate) persistent: &'e [u8],
+    /// The variable inputs it may update: (input position, bytes).
+    #[cfg(feature = "state")]
+    pub(crate) variables: &'e [(usize, Writable<'e>)],
     pub(crate) model: &'e [u8],
 }
 
@@ -389,9 +434,12 @@ impl<'e> Eval<'e> {
         let full = match r.place() {
             Place::None => return Ok(&[]),
             Place::Model => self.model.get(start..end).ok_or(BAD_BYTES)?,
-            Place::Planned | Place::Persistent => {
-                let found = self.rest.iter().find_map(|&(at, piece)| {
-                    (start >= at && end <= at + piece.len()).then(|| &piece[start - at..end - at])
+            Place::Planned | Place::Persistent | Place::Variable => {
+                let found = self.variable(i).or_else(|| {
+                    self.rest.iter().find_map(|&(at, piece)| {
+                        (start >= at && end <= at + piece.len())
+                            .then(|| &piece[start - at..end - at])
+                    })
                 });
                 match found {
                     Some(f) => f,
@@ -496,12 +544,93 @@ impl<'e> Eval<'e> {
         self.scratch.as_deref_mut().unwrap_or(&mut [])
     }
 
-    /// The persistent bytes `init` filled (16-byte aligned).
+    /// The persistent bytes `init` filled (16-byte aligned), to read.
     #[must_use]
     pub fn persistent(&self) -> &'e [u8] {
-        self.persistent
+        #[cfg(feature = "state")]
+        {
+            self.persistent.shared().unwrap_or(&[])
+        }
+        #[cfg(not(feature = "state"))]
+        {
+            self.persistent
+        }
+    }
+
+    /// The persistent bytes to update: a kernel's state kept between invokes (a delay line,
+    /// a running estimate), set up by `init` and by
+    /// [`Interpreter::reset_state`](super::Interpreter::reset_state). Take them before
+    /// reading them with [`persistent`](Self::persistent), and once per `eval`.
+    ///
+    /// # Errors
+    /// [`KernelError::Unsupported`] without the `state` feature; a mismatch if read shared or
+    /// taken already.
+    pub fn persistent_mut(&mut self) -> Result<&'e mut [u8], KernelError> {
+        #[cfg(feature = "state")]
+        {
+            self.persistent.take().ok_or(TAKEN)
+        }
+        #[cfg(not(feature = "state"))]
+        {
+            Err(NO_STATE)
+        }
+    }
+
+    /// Variable input `i` (a tensor the model marks `is_variable`: an LSTM's or SVDF's state),
+    /// to update in place: what the next invoke reads. Take it before reading it with
+    /// [`input`](Self::input), and once per `eval`.
+    ///
+    /// # Errors
+    /// [`KernelError::Unsupported`] without the `state` feature; a mismatch if input `i` is
+    /// not a variable, or was read or taken already.
+    pub fn input_mut<T: Element>(&mut self, i: usize) -> Result<&'e mut [T], KernelError> {
+        #[cfg(feature = "state")]
+        {
+            let r = self.input_record(i)?;
+            check_type::<T>(r)?;
+            let (_, slot) =
+                self.variables
+                    .iter()
+                    .find(|(k, _)| *k == i)
+                    .ok_or(KernelError::Mismatch {
+                        what: "input is not a variable tensor",
+                    })?;
+            let bytes = slot.take().ok_or(TAKEN)?;
+            super::cast::slice_of_mut(bytes).ok_or(BAD_BYTES)
+        }
+        #[cfg(not(feature = "state"))]
+        {
+            let _ = i;
+            Err(NO_STATE)
+        }
+    }
+
+    /// Variable input `i`'s bytes, shared, if it is one of the writable variables.
+    fn variable(&self, i: usize) -> Option<&'e [u8]> {
+        #[cfg(feature = "state")]
+        {
+            self.variables
+                .iter()
+                .find(|(k, _)| *k == i)
+                .and_then(|(_, v)| v.shared())
+        }
+        #[cfg(not(feature = "state"))]
+        {
+            let _ = i;
+            None
+        }
     }
 }
+
+#[cfg(not(feature = "state"))]
+const NO_STATE: KernelError = KernelError::Unsupported {
+    what: "state between invokes (built without the `state` feature)",
+};
+
+#[cfg(feature = "state")]
+const TAKEN: KernelError = KernelError::Mismatch {
+    what: "writable bytes read or taken already in this eval",
+};
 
 fn check_type<T: Element>(r: &TensorRecord) -> Result<(), KernelError> {
     match r.tensor_type().and_then(dtype_of) {

@@ -38,7 +38,10 @@
 //! ```
 
 mod cast;
+#[cfg(feature = "control-flow")]
+mod control;
 mod error;
+mod graphs;
 mod invoke;
 mod kernel;
 pub mod kernels;
@@ -49,6 +52,7 @@ mod setup;
 mod tests;
 
 pub use error::{ErrorKind, InterpreterError, KernelError};
+pub use graphs::MAX_GRAPHS;
 pub use kernel::{Desc, Eval, Init, InitFn, Kernel, MAX_INPUTS, MAX_OUTPUTS, Prepare};
 pub use record::{MAX_DIMS, PARAMS_BYTES, Shape, dtype_of};
 pub use resolver::{AllOps, CustomKernel, MutableOpResolver, OpResolver};
@@ -59,6 +63,9 @@ use tessera_core::tensor::{Element, TensorView, TensorViewMut};
 use zerocopy::{FromBytes, FromZeros, Immutable, IntoBytes, KnownLayout};
 
 use crate::model::{Model, Subgraph, TensorType};
+#[cfg(feature = "control-flow")]
+use graphs::GraphRecord;
+use graphs::Graphs;
 use kernel::Requests;
 use record::{OpRecord, Place, TensorRecord};
 use setup::ALIGN;
@@ -76,6 +83,10 @@ pub struct Options {
     /// inputs live only until their last reader and later tensors may reuse their bytes, as
     /// in TensorFlow Lite Micro: a smaller arena, but inputs must be set before every invoke.
     pub preserve_inputs: bool,
+    /// The most iterations one WHILE runs in one invoke (with the `control-flow` feature):
+    /// a loop whose trip count comes from the data stops there with
+    /// [`ErrorKind::LoopBound`], naming the operator, rather than hang. Default 1 000 000.
+    pub max_loop_iterations: u32,
 }
 
 impl Default for Options {
@@ -84,6 +95,7 @@ impl Default for Options {
             string_bytes: 1024,
             subgraph: 0,
             preserve_inputs: true,
+            max_loop_iterations: 1_000_000,
         }
     }
 }
@@ -104,6 +116,8 @@ pub struct Interpreter<'m, 'a> {
     counts: Counts,
     /// Bytes of the caller's region used, alignment padding included.
     used: usize,
+    #[cfg(feature = "control-flow")]
+    max_loop_iterations: u32,
 }
 
 /// Tensors, operators and operand-table entries: where the header's tables end. (`u32`:
@@ -113,6 +127,36 @@ struct Counts {
     tensors: u32,
     ops: u32,
     operands: u32,
+    /// Graphs of the run and resource variables (their records follow the operators').
+    #[cfg(feature = "control-flow")]
+    graphs: u32,
+    #[cfg(feature = "control-flow")]
+    resources: u32,
+}
+
+impl Counts {
+    /// Where the graph records start in the header.
+    #[cfg(feature = "control-flow")]
+    fn graphs_at(&self) -> usize {
+        (self.tensors as usize) * size_of::<TensorRecord>()
+            + (self.ops as usize) * size_of::<OpRecord>()
+    }
+
+    /// Where the resource variables' records start in the header.
+    #[cfg(feature = "control-flow")]
+    fn resources_at(&self) -> usize {
+        self.graphs_at() + (self.graphs as usize) * size_of::<GraphRecord>()
+    }
+
+    /// Where the operand table starts in the header.
+    fn operands_at(&self) -> usize {
+        #[cfg(feature = "control-flow")]
+        return self.resources_at()
+            + (self.resources as usize) * size_of::<control::ResourceRecord>();
+        #[cfg(not(feature = "control-flow"))]
+        return (self.tensors as usize) * size_of::<TensorRecord>()
+            + (self.ops as usize) * size_of::<OpRecord>();
+    }
 }
 
 impl core::fmt::Debug for Interpreter<'_, '_> {
@@ -145,12 +189,6 @@ fn empty_aligned<'a>() -> &'a mut [u8] {
     empty.as_mut_bytes()
 }
 
-fn subgraph<'m>(model: &Model<'m>, options: &Options) -> Result<Subgraph<'m>, InterpreterError> {
-    model
-        .subgraph(options.subgraph)
-        .ok_or(InterpreterError::new(ErrorKind::NoSubgraph))
-}
-
 impl<'m, 'a> Interpreter<'m, 'a> {
     /// Bytes a region must have for [`new`](Self::new) to set `model` up (worst-case padding
     /// of the region's start included). With `std`, the plan's table (one entry per tensor and
@@ -168,8 +206,7 @@ impl<'m, 'a> Interpreter<'m, 'a> {
     ) -> Result<usize, InterpreterError> {
         #[cfg(feature = "std")]
         {
-            let graph = subgraph(model, options)?;
-            let entries = graph.tensors().len() + graph.operators().len();
+            let entries = Self::plan_entries(model, options)?;
             let mut plan = std::vec![PlanBuffer::new(0, 1, Lifetime::ALWAYS); entries];
             Self::required_with(model, resolver, options, &mut plan)
         }
@@ -180,8 +217,20 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         }
     }
 
-    /// [`required`](Self::required) with the plan's table in `plan` (tensors + operators
-    /// entries).
+    /// Entries the plan's table of [`required_with`](Self::required_with) needs for `model`:
+    /// one per tensor and one per operator of every subgraph the run reaches (with
+    /// `control-flow`, the graphs its loops and branches call).
+    ///
+    /// # Errors
+    /// [`ErrorKind::NoSubgraph`] if the subgraph to run, or one a control operator names, is
+    /// not in the model; [`ErrorKind::TooManyGraphs`].
+    pub fn plan_entries(model: &Model<'_>, options: &Options) -> Result<usize, InterpreterError> {
+        let graphs = Graphs::find(model, options.subgraph)?;
+        Ok(graphs.tensors() + graphs.ops())
+    }
+
+    /// [`required`](Self::required) with the plan's table in `plan` (at least
+    /// [`plan_entries`](Self::plan_entries) entries).
     ///
     /// # Errors
     /// As [`required`](Self::required).
@@ -191,8 +240,8 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         options: &Options,
         plan: &mut [PlanBuffer],
     ) -> Result<usize, InterpreterError> {
-        let graph = subgraph(model, options)?;
-        let m = setup::measure(&graph, resolver, options, plan, None)?;
+        let graphs = Graphs::find(model, options.subgraph)?;
+        let m = setup::measure(&graphs, resolver, options, plan, None)?;
         m.total()
             .and_then(|t| t.checked_add(ALIGN - 1))
             .ok_or(InterpreterError::new(ErrorKind::TooLarge))
@@ -211,7 +260,7 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         arena: &'a mut [u8],
         options: &Options,
     ) -> Result<Self, InterpreterError> {
-        let graph = subgraph(&model, options)?;
+        let graphs = Graphs::find(&model, options.subgraph)?;
         let available = arena.len();
         // Bytes to the first 16-byte boundary, counted in `needed` even when the arena is
         // shorter (a byte pointer's offset is always below ALIGN).
@@ -236,16 +285,15 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         // operand table are written at the start as set-up measures), and only then the
         // persistent data, over it.
         let too_large = InterpreterError::new(ErrorKind::TooLarge);
-        let entries = graph
+        let entries = graphs
             .tensors()
-            .len()
-            .checked_add(graph.operators().len())
+            .checked_add(graphs.ops())
             .ok_or(too_large)?;
-        let tensors = graph.tensors().len() * size_of::<TensorRecord>();
-        let ops = graph.operators().len() * size_of::<OpRecord>();
+        let tensors = graphs.tensors() * size_of::<TensorRecord>();
+        let ops = graphs.ops() * size_of::<OpRecord>();
         // The records; the operand table's length is known once set-up has walked the
         // operators.
-        let records_bytes = tensors.checked_add(ops).ok_or(too_large)?;
+        let records_bytes = setup::records_bytes(&graphs).ok_or(too_large)?;
         let table_bytes = entries
             .checked_mul(size_of::<PlanBuffer>())
             .ok_or(too_large)?;
@@ -277,15 +325,26 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         // passes `table_at`, and its total passes the region's end (checked below).
         let (records, ops_and_operands) = head.split_at_mut(tensors);
         let (op_records, operands) = ops_and_operands.split_at_mut(ops);
+        #[cfg(feature = "control-flow")]
+        let (graph_records, operands) =
+            operands.split_at_mut(graphs.len() * size_of::<GraphRecord>());
+        #[cfg(feature = "control-flow")]
+        let (resource_records, operands) =
+            operands.split_at_mut(graphs.resources().len() * size_of::<control::ResourceRecord>());
         let whole_entries = operands.len() & !3;
         let tables = setup::Tables {
             records: <[TensorRecord]>::mut_from_bytes(records).map_err(|_| too_large)?,
             ops: <[OpRecord]>::mut_from_bytes(op_records).map_err(|_| too_large)?,
+            #[cfg(feature = "control-flow")]
+            graphs: <[GraphRecord]>::mut_from_bytes(graph_records).map_err(|_| too_large)?,
+            #[cfg(feature = "control-flow")]
+            resources: <[control::ResourceRecord]>::mut_from_bytes(resource_records)
+                .map_err(|_| too_large)?,
             operands: <[i32]>::mut_from_bytes(&mut operands[..whole_entries])
                 .map_err(|_| too_large)?,
             model: model.bytes(),
         };
-        let m = setup::measure(&graph, resolver, options, plan, Some(tables))?;
+        let m = setup::measure(&graphs, resolver, options, plan, Some(tables))?;
         let total = m.total().ok_or(too_large)?;
         let region_len = head.len() + rest.len();
         if total > region_len {
@@ -298,7 +357,7 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         data.fill(0);
         let mut this = Self {
             model,
-            graph,
+            graph: graphs.main(),
             kernels: resolver.kernels(),
             header,
             data,
@@ -307,8 +366,14 @@ impl<'m, 'a> Interpreter<'m, 'a> {
                 tensors: m.tensors as u32,
                 ops: m.ops as u32,
                 operands: m.operands as u32,
+                #[cfg(feature = "control-flow")]
+                graphs: graphs.len() as u32,
+                #[cfg(feature = "control-flow")]
+                resources: graphs.resources().len() as u32,
             },
             used: start + total,
+            #[cfg(feature = "control-flow")]
+            max_loop_iterations: options.max_loop_iterations,
         };
         this.copy_constants()?;
         this.empty_string_inputs();
@@ -316,7 +381,7 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         Ok(this)
     }
 
-    fn records(&self) -> &[TensorRecord] {
+    pub(crate) fn records(&self) -> &[TensorRecord] {
         tensor_records(self.header, self.counts)
     }
 
@@ -330,28 +395,43 @@ impl<'m, 'a> Interpreter<'m, 'a> {
     fn copy_constants(&mut self) -> Result<(), InterpreterError> {
         // The header and the data are apart: the records are read while the data is written.
         let records = tensor_records(self.header, self.counts);
-        for (r, t) in records.iter().zip(self.graph.tensors().iter()) {
-            if r.place() != Place::Persistent {
-                continue;
-            }
-            let Some(src) = t.data() else { continue };
-            let start = r.offset as usize;
-            let dst = self
-                .data
-                .get_mut(start..start + src.len())
-                .ok_or(InterpreterError::at_tensor(ErrorKind::TooLarge, t.index()))?;
-            dst.copy_from_slice(src);
-            let size = t
-                .tensor_type()
-                .bits()
-                .map_or(1, |b| (b as usize / 8).max(1));
-            if cfg!(target_endian = "big") && t.tensor_type() != TensorType::String && size > 1 {
-                for word in dst.chunks_exact_mut(size) {
-                    word.reverse();
-                }
+        for k in 0..self.graph_count() {
+            let (graph, base, _) = self.graph_at(k)?;
+            let records = records.get(base..).unwrap_or_default();
+            for (r, t) in records.iter().zip(graph.tensors().iter()) {
+                copy_constant(self.data, r, &t)?;
             }
         }
         Ok(())
+    }
+
+    /// How many graphs the run has (1 without `control-flow`).
+    fn graph_count(&self) -> usize {
+        #[cfg(feature = "control-flow")]
+        return self.counts.graphs as usize;
+        #[cfg(not(feature = "control-flow"))]
+        return 1;
+    }
+
+    /// Graph `k` of the run: the subgraph, its first tensor record and its first operator
+    /// record.
+    fn graph_at(&self, k: usize) -> Result<(Subgraph<'m>, usize, usize), InterpreterError> {
+        #[cfg(feature = "control-flow")]
+        {
+            let g = self
+                .graph_record(k)
+                .ok_or(InterpreterError::new(ErrorKind::NoSubgraph))?;
+            let graph = self
+                .model
+                .subgraph(g.subgraph as usize)
+                .ok_or(InterpreterError::new(ErrorKind::NoSubgraph))?;
+            Ok((graph, g.tensors as usize, g.ops as usize))
+        }
+        #[cfg(not(feature = "control-flow"))]
+        {
+            let _ = k;
+            Ok((self.graph, 0, 0))
+        }
     }
 
     /// String inputs start as empty strings, one per element of their shape (as numbers start
@@ -392,18 +472,55 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         }
     }
 
+    /// Sets the state kept between invokes back to what set-up left: every variable tensor to
+    /// its initial value (zeros where the model gives none) and every kernel's persistent
+    /// bytes as its `init` fills them (a streaming model's delay lines, an LSTM's cell). Inputs
+    /// and outputs are left as they are. Allocates nothing.
+    ///
+    /// # Errors
+    /// What a kernel's `init` reports (as at set-up).
+    pub fn reset_state(&mut self) -> Result<(), InterpreterError> {
+        let records = tensor_records(self.header, self.counts);
+        for r in records.iter().filter(|r| r.place() == Place::Variable) {
+            let start = r.offset as usize;
+            if let Some(bytes) = self.data.get_mut(start..start + r.bytes as usize) {
+                bytes.fill(0);
+            }
+        }
+        #[cfg(feature = "control-flow")]
+        self.clear_resources();
+        self.copy_constants()?;
+        self.run_inits()
+    }
+
     fn run_inits(&mut self) -> Result<(), InterpreterError> {
-        let graph = self.graph;
+        for k in 0..self.graph_count() {
+            let (graph, _, ops) = self.graph_at(k)?;
+            self.run_graph_inits(graph, ops)?;
+        }
+        Ok(())
+    }
+
+    /// Runs the `init` of each operator of `graph`, whose records start at `ops`.
+    fn run_graph_inits(&mut self, graph: Subgraph<'m>, ops: usize) -> Result<(), InterpreterError> {
         for (j, operator) in graph.operators().iter().enumerate() {
-            let rec = self.op_record(j);
+            let rec = self.op_record(ops + j);
             let kernel = self.kernel(j, &rec)?;
             let Some(init) = kernel.init else { continue };
             let start = rec.persistent as usize;
             let end = start + rec.persistent_bytes as usize;
+            let at = |e| {
+                let e = InterpreterError::at_op(e, j, kernel.op);
+                #[cfg(feature = "control-flow")]
+                if ops > 0 {
+                    return e.in_subgraph(graph.index());
+                }
+                e
+            };
             let persistent = self
                 .data
                 .get_mut(start..end)
-                .ok_or(InterpreterError::at_op(ErrorKind::TooLarge, j, kernel.op))?;
+                .ok_or(at(ErrorKind::TooLarge))?;
             let mut ctx = Init {
                 prepare: Prepare {
                     graph,
@@ -417,8 +534,7 @@ impl<'m, 'a> Interpreter<'m, 'a> {
                 },
                 persistent,
             };
-            init(&mut ctx)
-                .map_err(|e| InterpreterError::at_op(ErrorKind::Kernel(e), j, kernel.op))?;
+            init(&mut ctx).map_err(|e| at(ErrorKind::Kernel(e)))?;
         }
         Ok(())
     }
@@ -433,6 +549,10 @@ impl<'m, 'a> Interpreter<'m, 'a> {
     }
 
     fn kernel(&self, j: usize, rec: &OpRecord) -> Result<&'static Kernel, InterpreterError> {
+        #[cfg(feature = "control-flow")]
+        if let Some((_, kernel)) = control::flow_at(rec.kernel) {
+            return Ok(kernel);
+        }
         self.kernels
             .get(usize::from(rec.kernel))
             .copied()
@@ -570,7 +690,7 @@ impl<'m, 'a> Interpreter<'m, 'a> {
         let (start, end) = (r.offset as usize, r.offset as usize + r.bytes as usize);
         let bytes = match r.place() {
             Place::Model => self.model.bytes().get(start..end),
-            Place::Planned | Place::Persistent => self.data.get(start..end),
+            Place::Planned | Place::Persistent | Place::Variable => self.data.get(start..end),
             Place::None => Some(&[][..]),
         };
         let full = bytes.ok_or(InterpreterError::at_tensor(ErrorKind::TooLarge, t))?;
@@ -582,7 +702,10 @@ impl<'m, 'a> Interpreter<'m, 'a> {
             .records()
             .get(t)
             .ok_or(InterpreterError::new(ErrorKind::NoSuchTensor))?;
-        if !matches!(r.place(), Place::Planned | Place::Persistent) {
+        if !matches!(
+            r.place(),
+            Place::Planned | Place::Persistent | Place::Variable
+        ) {
             return Err(InterpreterError::at_tensor(ErrorKind::NoSuchTensor, t));
         }
         let (start, end) = (r.offset as usize, r.offset as usize + r.bytes as usize);
@@ -759,4 +882,32 @@ impl<'m, 'a> Interpreter<'m, 'a> {
     pub fn output_strings(&self, j: usize) -> Result<TfliteStrings<'_>, InterpreterError> {
         self.tensor_strings(self.output_tensor(j)?)
     }
+}
+
+/// Copies constant or variable `t` into its persistent bytes in `data` (as its record `r`
+/// places it), in the host's byte order; other tensors are left.
+fn copy_constant(
+    data: &mut [u8],
+    r: &TensorRecord,
+    t: &crate::model::Tensor<'_>,
+) -> Result<(), InterpreterError> {
+    if !matches!(r.place(), Place::Persistent | Place::Variable) {
+        return Ok(());
+    }
+    let Some(src) = t.data() else { return Ok(()) };
+    let start = r.offset as usize;
+    let dst = data
+        .get_mut(start..start + src.len())
+        .ok_or(InterpreterError::at_tensor(ErrorKind::TooLarge, t.index()))?;
+    dst.copy_from_slice(src);
+    let size = t
+        .tensor_type()
+        .bits()
+        .map_or(1, |b| (b as usize / 8).max(1));
+    if cfg!(target_endian = "big") && t.tensor_type() != TensorType::String && size > 1 {
+        for word in dst.chunks_exact_mut(size) {
+            word.reverse();
+        }
+    }
+    Ok(())
 }

@@ -22,10 +22,14 @@ pub(crate) enum Place {
     None = 0,
     /// In the planned part of the arena (activations, graph inputs and outputs).
     Planned = 1,
-    /// In the persistent part of the arena (constants copied at setup, variables).
+    /// In the persistent part of the arena (constants copied at setup).
     Persistent = 2,
+    /// In the persistent part of the arena: a variable tensor (its initial value copied at
+    /// set-up and by `reset_state`; written in place by the kernels that update it). Next to
+    /// `Persistent`, so that "in the persistent part" is one range check.
+    Variable = 3,
     /// In the model's bytes, read in place.
-    Model = 3,
+    Model = 4,
 }
 
 impl Place {
@@ -33,7 +37,8 @@ impl Place {
         match v {
             1 => Self::Planned,
             2 => Self::Persistent,
-            3 => Self::Model,
+            3 => Self::Variable,
+            4 => Self::Model,
             _ => Self::None,
         }
     }

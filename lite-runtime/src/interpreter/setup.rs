@@ -17,7 +17,12 @@
 use tessera_core::plan::{Lifetime, PlanBuffer, plan_greedy};
 
 use super::Options;
+#[cfg(feature = "control-flow")]
+use super::control::{self, CONTROL_BASE};
 use super::error::{ErrorKind, InterpreterError};
+#[cfg(feature = "control-flow")]
+use super::graphs::GraphRecord;
+use super::graphs::Graphs;
 use super::kernel::{Kernel, MAX_INPUTS, MAX_OUTPUTS, Prepare, Requests};
 use super::record::{MAX_DIMS, OpRecord, PARAMS_BYTES, Place, Shape, TensorRecord};
 use super::resolver::OpResolver;
@@ -47,11 +52,10 @@ pub(crate) struct Measure {
 }
 
 impl Measure {
-    pub(crate) fn header(tensors: usize, ops: usize, operands: usize) -> Option<usize> {
-        let t = tensors.checked_mul(size_of::<TensorRecord>())?;
-        let o = ops.checked_mul(size_of::<OpRecord>())?;
+    /// Bytes of the header: the records and the operand table of `operands` entries.
+    pub(crate) fn header(graphs: &Graphs<'_>, operands: usize) -> Option<usize> {
         let k = operands.checked_mul(4)?;
-        align_up(t.checked_add(o)?.checked_add(k)?)
+        align_up(records_bytes(graphs)?.checked_add(k)?)
     }
 
     /// Bytes from the aligned start: the data, or the header and the plan's table if that
@@ -63,6 +67,30 @@ impl Measure {
             .checked_add(self.peak)?;
         Some(data.max(self.data.checked_add(self.plan_table)?))
     }
+}
+
+/// Bytes of the records at the start of the header, before the operand table: tensors',
+/// operators' and, with `control-flow`, graphs' and resource variables'.
+pub(crate) fn records_bytes(graphs: &Graphs<'_>) -> Option<usize> {
+    let t = graphs.tensors().checked_mul(size_of::<TensorRecord>())?;
+    let o = graphs.ops().checked_mul(size_of::<OpRecord>())?;
+    #[cfg(feature = "control-flow")]
+    let o = o
+        .checked_add(graphs.len() * size_of::<GraphRecord>())?
+        .checked_add(graphs.resources().len() * size_of::<control::ResourceRecord>())?;
+    t.checked_add(o)
+}
+
+/// `$r`, its error placed in graph `$g` (see `Graph::locate`); just `$r` without
+/// `control-flow`, where even an identity `map_err` costs firmware flash.
+macro_rules! located {
+    ($g:expr, $r:expr) => {{
+        #[cfg(feature = "control-flow")]
+        let r = $r.map_err(|e| $g.locate(e));
+        #[cfg(not(feature = "control-flow"))]
+        let r = $r;
+        r
+    }};
 }
 
 const TOO_LARGE: InterpreterError = InterpreterError::new(ErrorKind::TooLarge);
@@ -82,7 +110,7 @@ pub(crate) fn shape_of(t: &Tensor<'_>) -> Result<Shape, InterpreterError> {
     Shape::new(&buf[..dims.len()]).ok_or(at(ErrorKind::Shape))
 }
 
-fn element_bytes(t: TensorType) -> Option<usize> {
+pub(crate) fn element_bytes(t: TensorType) -> Option<usize> {
     match t.bits()? {
         b if b >= 8 && b % 8 == 0 => Some(b as usize / 8),
         _ => None,
@@ -116,10 +144,16 @@ pub(crate) fn holding(
         return Ok((shape, Place::None, 0));
     }
     let dtype = t.tensor_type();
+    // A resource tensor holds nothing: set-up resolves every use of a resource variable to
+    // its bytes (see `control`).
+    #[cfg(feature = "control-flow")]
+    if dtype == TensorType::Resource {
+        return Ok((shape, Place::None, 0));
+    }
     let unsupported = at(ErrorKind::TensorType { dtype });
     if let Some(data) = t.data() {
         let place = if t.is_variable() {
-            Place::Persistent
+            Place::Variable
         } else if in_place(dtype, data) {
             Place::Model
         } else {
@@ -144,7 +178,7 @@ pub(crate) fn holding(
         return Err(at(ErrorKind::TooLarge));
     }
     let place = if t.is_variable() {
-        Place::Persistent
+        Place::Variable
     } else {
         Place::Planned
     };
@@ -221,6 +255,10 @@ pub(crate) fn kernel_for(
         .operators()
         .get(j)
         .ok_or(InterpreterError::new(ErrorKind::NoSubgraph))?;
+    #[cfg(feature = "control-flow")]
+    if let Some(control) = op.builtin().and_then(control::kernel_for) {
+        return Ok(control);
+    }
     match op.builtin() {
         #[cfg(feature = "custom-ops")]
         Some(BuiltinOperator::Custom) => {
@@ -277,17 +315,17 @@ pub(crate) fn prepare(
 }
 
 /// Measures the arena and plans it, with `plan` as the plan's table (one entry per tensor,
-/// then one per operator's scratch: `tensors + ops` entries). With `tables`, writes the
-/// records in the same pass: each kernel's `prepare` runs once.
+/// then one per operator's scratch, over every graph of the run: `tensors + ops` entries).
+/// With `tables`, writes the records in the same pass: each kernel's `prepare` runs once.
 pub(crate) fn measure(
-    graph: &Subgraph<'_>,
+    graphs: &Graphs<'_>,
     resolver: &dyn OpResolver,
     options: &Options,
     plan: &mut [PlanBuffer],
     mut tables: Option<Tables<'_>>,
 ) -> Result<Measure, InterpreterError> {
-    let tensors = graph.tensors().len();
-    let ops = graph.operators().len();
+    let tensors = graphs.tensors();
+    let ops = graphs.ops();
     let entries = tensors.checked_add(ops).ok_or(TOO_LARGE)?;
     let available = plan.len();
     let plan = plan
@@ -296,110 +334,189 @@ pub(crate) fn measure(
             needed: entries,
             available,
         }))?;
-    let end = u32::try_from(ops).map_err(|_| TOO_LARGE)?;
 
     // Tensors: sizes, records, and lifetimes from the graph's inputs and the operators'
     // operands. Persistent data is laid out back to back, tensors first, then operators.
-    let densify = has_densify(graph);
     let mut persistent = 0usize;
-    for (i, t) in graph.tensors().iter().enumerate() {
-        let (shape, place, bytes) = holding(graph, densify, &t, options)?;
-        let at = persistent;
-        let size = if place == Place::Planned { bytes } else { 0 };
-        if place == Place::Persistent {
-            persistent = align_up(at.checked_add(bytes).ok_or(TOO_LARGE)?).ok_or(TOO_LARGE)?;
-        }
-        // Not yet seen: an empty lifetime, fixed below.
-        plan[i] = PlanBuffer::new(size, ALIGN, Lifetime::new(u32::MAX, 0));
-        if let Some(tables) = tables.as_mut() {
-            tables.records[i] = tensor_record(&t, &shape, place, bytes, at, tables.model)?;
+    for g in graphs.iter() {
+        let densify = has_densify(&g.graph);
+        for (i, t) in g.graph.tensors().iter().enumerate() {
+            let (shape, place, bytes) = located!(g, holding(&g.graph, densify, &t, options))?;
+            let at = persistent;
+            let size = if place == Place::Planned { bytes } else { 0 };
+            if matches!(place, Place::Persistent | Place::Variable) {
+                persistent = align_up(at.checked_add(bytes).ok_or(TOO_LARGE)?).ok_or(TOO_LARGE)?;
+            }
+            // Not yet seen: an empty lifetime, fixed below.
+            plan[g.first_tensor() + i] = PlanBuffer::new(size, ALIGN, Lifetime::new(u32::MAX, 0));
+            if let Some(tables) = tables.as_mut() {
+                tables.records[g.first_tensor() + i] =
+                    tensor_record(&t, &shape, place, bytes, at, tables.model)?;
+            }
         }
     }
+    // The operators' intervals on the one timeline of every graph (see `control::schedule`);
+    // one graph's operators take steps 0, 1, ...
+    #[cfg(feature = "control-flow")]
+    let end = control::schedule::schedule(graphs, plan, tensors)?;
+    #[cfg(not(feature = "control-flow"))]
+    let end = u32::try_from(ops).map_err(|_| TOO_LARGE)?;
+    #[cfg(feature = "control-flow")]
+    let mut resources = graphs.resources();
+
     // Graph inputs are alive from the start and, as in TensorFlow Lite, to the end: they are
     // kept across invokes (unless `preserve_inputs` is off: then, as in TensorFlow Lite Micro,
     // only to their last reader, and their bytes may be reused). Outputs are alive to the
     // end, to be read.
-    for i in graph.inputs().iter().flatten() {
+    let main = graphs.main();
+    for i in main.inputs().iter().flatten() {
         widen(plan, i, 0);
         if options.preserve_inputs {
             widen(plan, i, end);
         }
     }
-    for i in graph.outputs().iter().flatten() {
+    for i in main.outputs().iter().flatten() {
         widen(plan, i, end);
     }
     // Operators, in one pass: lifetimes from their operands (each input computed by an
     // earlier operator), operand lists, kernels, their parameters, persistent and scratch
     // bytes.
     let mut k = 0usize;
-    for (j, op) in graph.operators().iter().enumerate() {
-        let (n_in, n_out) = (op.inputs().len(), op.outputs().len());
-        if n_in > MAX_INPUTS || n_out > MAX_OUTPUTS {
-            let limit = if n_in > MAX_INPUTS {
-                MAX_INPUTS
-            } else {
-                MAX_OUTPUTS
-            };
-            let kind = ErrorKind::TooManyOperands {
-                count: n_in.max(n_out),
-                limit,
-            };
-            return Err(InterpreterError::at_operator(kind, j));
-        }
-        let step = j as u32;
-        let start = k;
-        for (n, i) in op.inputs().iter().chain(op.outputs().iter()).enumerate() {
-            // The operand table: an entry past the caller's region is not written, and then
-            // the header reaches the plan's table and the total is over the region (see
-            // `Interpreter::new`).
-            if let Some(slot) = tables.as_mut().and_then(|t| t.operands.get_mut(k)) {
-                *slot = i.map_or(-1, |i| i as i32);
+    for g in graphs.iter() {
+        let graph = &g.graph;
+        for (j, op) in graph.operators().iter().enumerate() {
+            let (n_in, n_out) = (op.inputs().len(), op.outputs().len());
+            if n_in > MAX_INPUTS || n_out > MAX_OUTPUTS {
+                let limit = if n_in > MAX_INPUTS {
+                    MAX_INPUTS
+                } else {
+                    MAX_OUTPUTS
+                };
+                let kind = ErrorKind::TooManyOperands {
+                    count: n_in.max(n_out),
+                    limit,
+                };
+                return located!(g, Err(InterpreterError::at_operator(kind, j)));
             }
-            k += 1;
-            let Some(i) = i else { continue };
-            let input = n < n_in;
-            if input
-                && plan
-                    .get(i)
-                    .is_some_and(|b| b.size() > 0 && b.lifetime().first > step)
-                && !graph.inputs().iter().flatten().any(|g| g == i)
+            // The operator's interval: one step, or a control operator's from its step to its
+            // callees' last.
+            #[cfg(feature = "control-flow")]
+            let (step, last) = {
+                let l = plan[tensors + g.first_op() + j].lifetime();
+                (l.first, l.last)
+            };
+            #[cfg(not(feature = "control-flow"))]
+            let (step, last) = (j as u32, j as u32);
+            let start = k;
+            for (n, i) in op.inputs().iter().chain(op.outputs().iter()).enumerate() {
+                // The operand table: an entry past the caller's region is not written, and
+                // then the header reaches the plan's table and the total is over the region
+                // (see `Interpreter::new`).
+                if let Some(slot) = tables.as_mut().and_then(|t| t.operands.get_mut(k)) {
+                    *slot = i.map_or(-1, |i| i as i32);
+                }
+                k += 1;
+                let Some(i) = i else { continue };
+                let at = g.first_tensor() + i;
+                let input = n < n_in;
+                if input
+                    && plan
+                        .get(at)
+                        .is_some_and(|b| b.size() > 0 && b.lifetime().first > step)
+                    && !graph.inputs().iter().flatten().any(|x| x == i)
+                {
+                    return located!(
+                        g,
+                        Err(InterpreterError {
+                            kind: ErrorKind::NotComputed,
+                            subgraph: None,
+                            operator: Some(j),
+                            op: None,
+                            tensor: Some(i),
+                        })
+                    );
+                }
+                widen(plan, at, step);
+                if last != step {
+                    widen(plan, at, last);
+                }
+            }
+            let (index, kernel) = located!(g, kernel_for(resolver, graph, j))?;
+            #[allow(unused_mut)]
+            let mut r = located!(g, prepare(graph, kernel, j))?;
+            #[cfg(feature = "control-flow")]
+            if let Some(flow) =
+                control::Flow::of(kernel.op).filter(|_| index >= usize::from(CONTROL_BASE))
             {
-                return Err(InterpreterError {
-                    kind: ErrorKind::NotComputed,
-                    operator: Some(j),
-                    op: None,
-                    tensor: Some(i),
-                });
+                control::link::link(graphs, &mut resources, &g, j, flow, &mut r)?;
             }
-            widen(plan, i, step);
+            let at = persistent;
+            if r.persistent > 0 {
+                persistent =
+                    align_up(at.checked_add(r.persistent).ok_or(TOO_LARGE)?).ok_or(TOO_LARGE)?;
+            }
+            plan[tensors + g.first_op() + j] =
+                PlanBuffer::new(r.scratch, ALIGN, Lifetime::new(step, last));
+            if let Some(tables) = tables.as_mut() {
+                // The offsets and sizes fit u32 once the total does (checked below); the
+                // scratch offset is set once planned.
+                tables.ops[g.first_op() + j] = OpRecord {
+                    params: r.params,
+                    operands: start as u32,
+                    persistent: at as u32,
+                    persistent_bytes: r.persistent as u32,
+                    scratch: 0,
+                    scratch_bytes: r.scratch as u32,
+                    kernel: u16::try_from(index).map_err(|_| TOO_LARGE)?,
+                    // Both checked against MAX_INPUTS / MAX_OUTPUTS above.
+                    inputs: n_in as u8,
+                    outputs: n_out as u8,
+                };
+            }
         }
-        let (index, kernel) = kernel_for(resolver, graph, j)?;
-        let r = prepare(graph, kernel, j)?;
-        let at = persistent;
-        if r.persistent > 0 {
-            persistent =
-                align_up(at.checked_add(r.persistent).ok_or(TOO_LARGE)?).ok_or(TOO_LARGE)?;
+    }
+    // Each graph's inputs and outputs, after the operators' operands, and its record; then
+    // the resource variables' bytes, after the operators' persistent bytes.
+    #[cfg(feature = "control-flow")]
+    {
+        for (n, g) in graphs.iter().enumerate() {
+            let io = k;
+            for i in g.graph.inputs().iter().chain(g.graph.outputs().iter()) {
+                if let Some(slot) = tables.as_mut().and_then(|t| t.operands.get_mut(k)) {
+                    *slot = i.map_or(-1, |i| i as i32);
+                }
+                k += 1;
+            }
+            if let Some(tables) = tables.as_mut() {
+                tables.graphs[n] = GraphRecord {
+                    tensors: g.first_tensor() as u32,
+                    tensor_count: g.graph.tensors().len() as u32,
+                    ops: g.first_op() as u32,
+                    op_count: g.graph.operators().len() as u32,
+                    io: io as u32,
+                    inputs: u16::try_from(g.graph.inputs().len()).map_err(|_| TOO_LARGE)?,
+                    outputs: u16::try_from(g.graph.outputs().len()).map_err(|_| TOO_LARGE)?,
+                    subgraph: g.graph.index() as u32,
+                };
+            }
         }
-        plan[tensors + j] = PlanBuffer::new(r.scratch, ALIGN, Lifetime::new(step, step));
-        if let Some(tables) = tables.as_mut() {
-            // The offsets and sizes fit u32 once the total does (checked below); the
-            // scratch offset is set once planned.
-            tables.ops[j] = OpRecord {
-                params: r.params,
-                operands: start as u32,
-                persistent: at as u32,
-                persistent_bytes: r.persistent as u32,
-                scratch: 0,
-                scratch_bytes: r.scratch as u32,
-                kernel: u16::try_from(index).map_err(|_| TOO_LARGE)?,
-                // Both checked against MAX_INPUTS / MAX_OUTPUTS above.
-                inputs: n_in as u8,
-                outputs: n_out as u8,
-            };
+        for slot in 0..resources.len() {
+            let (bytes, dtype) = resources.value(slot).unwrap_or((0, TensorType::Float32));
+            let at = persistent;
+            persistent = align_up(at.checked_add(bytes).ok_or(TOO_LARGE)?).ok_or(TOO_LARGE)?;
+            if let Some(tables) = tables.as_mut() {
+                tables.resources[slot] = control::ResourceRecord {
+                    offset: at as u32,
+                    bytes: bytes as u32,
+                    dtype: dtype as u8,
+                    initialized: 0,
+                    pad: [0; 2],
+                };
+            }
         }
     }
     let operands = k;
-    let data = Measure::header(tensors, ops, operands).ok_or(TOO_LARGE)?;
+    let data = Measure::header(graphs, operands).ok_or(TOO_LARGE)?;
     // Tensors nothing uses: alive at step 0 only, harmlessly.
     for b in plan[..tensors].iter_mut() {
         if b.lifetime().first > b.lifetime().last {
@@ -456,7 +573,7 @@ fn tensor_record(
         *d = u32::try_from(s).map_err(|_| TOO_LARGE)?;
     }
     let offset = match place {
-        Place::Persistent => at,
+        Place::Persistent | Place::Variable => at,
         Place::Model => t
             .data()
             .map_or(0, |d| d.as_ptr() as usize - model.as_ptr() as usize),
@@ -477,7 +594,7 @@ fn tensor_record(
 /// Widens tensor `i`'s lifetime in `plan` to include `step`. Out of line: inlined at its
 /// four call sites it cost firmware flash for nothing.
 #[inline(never)]
-fn widen(plan: &mut [PlanBuffer], i: usize, step: u32) {
+pub(crate) fn widen(plan: &mut [PlanBuffer], i: usize, step: u32) {
     if let Some(b) = plan.get_mut(i) {
         let l = b.lifetime();
         *b = PlanBuffer::new(
@@ -492,6 +609,10 @@ fn widen(plan: &mut [PlanBuffer], i: usize, step: u32) {
 pub(crate) struct Tables<'t> {
     pub records: &'t mut [TensorRecord],
     pub ops: &'t mut [OpRecord],
+    #[cfg(feature = "control-flow")]
+    pub graphs: &'t mut [GraphRecord],
+    #[cfg(feature = "control-flow")]
+    pub resources: &'t mut [control::ResourceRecord],
     pub operands: &'t mut [i32],
     /// The model's bytes, which in-place constants' offsets count from.
     pub model: &'t [u8],

@@ -385,3 +385,92 @@ fn every_arena_length_sets_up_or_says_how_much_it_needs() {
         }
     }
 }
+
+/// A variable tensor updated in place by its kernel keeps its value across invokes, is read by
+/// the other operators that use it, and `reset_state` sets it back to the model's value; a
+/// kernel's persistent bytes count invokes the same way.
+#[test]
+#[cfg(feature = "state")]
+fn variables_and_kernel_state_persist_across_invokes_until_reset() {
+    use crate::model::tests::builder::T;
+    use crate::model::tests::sample::{Spec, custom_opcode, operator};
+
+    /// `v += y` (v a variable), `z = n v` with `n` the invokes since set-up or reset (its
+    /// persistent word).
+    fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
+        ctx.request_persistent(4);
+        Ok(())
+    }
+    fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
+        ctx.persistent()[..4].copy_from_slice(&0u32.to_ne_bytes());
+        Ok(())
+    }
+    fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+        let count = ctx.persistent_mut()?;
+        let n = u32::from_ne_bytes(count[..4].try_into().unwrap()) + 1;
+        count[..4].copy_from_slice(&n.to_ne_bytes());
+        let v = ctx.input_mut::<f32>(1)?;
+        let y = ctx.input::<f32>(0)?;
+        for (v, y) in v.iter_mut().zip(y) {
+            *v += y;
+        }
+        for (z, v) in ctx.output::<f32>(0)?.iter_mut().zip(v.iter()) {
+            *z = n as f32 * v;
+        }
+        // Taken: not handed out again, shared or writable, while the kernel may write it.
+        assert!(ctx.input::<f32>(1).is_err());
+        assert!(ctx.input_mut::<f32>(1).is_err());
+        Ok(())
+    }
+    static ACCUMULATE: CustomKernel = CustomKernel {
+        name: "Accumulate",
+        kernel: Kernel {
+            op: BuiltinOperator::Custom,
+            prepare,
+            init: Some(init),
+            eval,
+        },
+    };
+
+    // FULLY_CONNECTED(x, w, b) -> y; Accumulate(y, b) -> z: b, the FC's bias, is a variable
+    // starting at the model's [0.5, -0.5].
+    const IS_VARIABLE: usize = 5; // the Tensor table's slot
+    let mut spec = Spec::new();
+    spec.opcodes[1] = custom_opcode("Accumulate");
+    spec.tensors[2] = std::mem::replace(&mut spec.tensors[2], T::new()).u8(IS_VARIABLE, 1);
+    spec.operators[1] = operator(1, &[3, 2], &[4]);
+    let bytes = spec.build();
+    let model = Model::load(&bytes).unwrap();
+    let mut ops = MutableOpResolver::<2>::new();
+    ops.add(&kernels::FULLY_CONNECTED).unwrap();
+    ops.add_custom(&ACCUMULATE).unwrap();
+    let options = Options::default();
+    let mut arena = std::vec![0u8; Interpreter::required(&model, &ops, &options).unwrap()];
+    let mut it = Interpreter::new(model, &ops, &mut arena, &options).unwrap();
+    let x = [1.0f32, 2.0, 3.0];
+    // y = relu(W x + b) with W = [[1, 2, 3], [4, 5, 6]]: W x = [14, 32].
+    let mut b = [0.5f32, -0.5];
+    let run = |it: &mut Interpreter<'_, '_>, b: &mut [f32; 2], n: f32| {
+        it.input::<f32>(0)
+            .unwrap()
+            .as_slice_mut()
+            .unwrap()
+            .copy_from_slice(&x);
+        it.invoke().unwrap();
+        let y = [(14.0 + b[0]).max(0.0), (32.0 + b[1]).max(0.0)];
+        b[0] += y[0];
+        b[1] += y[1];
+        let z = it.output::<f32>(0).unwrap().as_slice().unwrap().to_vec();
+        assert_eq!(z, [n * b[0], n * b[1]]);
+    };
+    for n in 1..=3 {
+        run(&mut it, &mut b, n as f32);
+    }
+    let variable =
+        |it: &Interpreter<'_, '_>| it.tensor::<f32>(2).map(|v| v.as_slice().unwrap().to_vec());
+    assert_eq!(variable(&it).unwrap(), b.to_vec());
+    it.reset_state().unwrap();
+    assert_eq!(variable(&it).unwrap(), [0.5, -0.5]);
+    let mut b = [0.5f32, -0.5];
+    run(&mut it, &mut b, 1.0);
+}

@@ -1,5 +1,5 @@
-//! CAST between float32, int32, int64, bool, int8, uint8 and int16, as C++'s `static_cast`
-//! (TensorFlow Lite's reference kernel) converts.
+//! CAST between float32, int32, int64, bool, int8, uint8, int16, uint16 and uint32, as C++'s
+//! `static_cast` (TensorFlow Lite's reference kernel) converts.
 
 #[cfg(test)]
 mod tests;
@@ -106,7 +106,8 @@ macro_rules! cast_to_int {
     )*};
 }
 
-cast_to_int!(i8 => i32, u8 => i32, i16 => i32, i32 => i32, i64 => i64);
+// Unsigned 32 bits: Arm64's `fcvtzu` saturates to 0..=u32::MAX, as Rust's `as` does.
+cast_to_int!(i8 => i32, u8 => i32, i16 => i32, u16 => i32, i32 => i32, u32 => u32, i64 => i64);
 
 impl CastFrom for f32 {
     #[inline(always)]
@@ -139,6 +140,8 @@ fn castable(t: TensorType) -> bool {
             | TensorType::Int8
             | TensorType::Uint8
             | TensorType::Int16
+            | TensorType::Uint16
+            | TensorType::Uint32
     )
 }
 
@@ -149,7 +152,7 @@ fn prepare_cast(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     if !castable(input.dtype) || !castable(output.dtype) {
         return Err(KernelError::Unsupported {
             what: "CAST from or to a type other than FLOAT32, INT32, INT64, BOOL, INT8, UINT8, \
-                   INT16",
+                   INT16, UINT16, UINT32",
         });
     }
     if input.shape.elements() != output.shape.elements() {
@@ -182,6 +185,8 @@ fn cast_into<S: CastFrom>(ctx: &mut Eval<'_>, n: usize) -> Result<(), KernelErro
         TensorType::Int8 => go::<S, i8>(ctx, src, n),
         TensorType::Uint8 => go::<S, u8>(ctx, src, n),
         TensorType::Int16 => go::<S, i16>(ctx, src, n),
+        TensorType::Uint16 => go::<S, u16>(ctx, src, n),
+        TensorType::Uint32 => go::<S, u32>(ctx, src, n),
         _ => Err(KernelError::Unsupported {
             what: "CAST output type",
         }),
@@ -198,6 +203,8 @@ fn eval_cast(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
         TensorType::Int8 => cast_into::<i8>(ctx, n),
         TensorType::Uint8 => cast_into::<u8>(ctx, n),
         TensorType::Int16 => cast_into::<i16>(ctx, n),
+        TensorType::Uint16 => cast_into::<u16>(ctx, n),
+        TensorType::Uint32 => cast_into::<u32>(ctx, n),
         _ => Err(KernelError::Unsupported {
             what: "CAST input type",
         }),

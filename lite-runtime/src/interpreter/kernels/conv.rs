@@ -1,5 +1,7 @@
 //! CONV_2D and DEPTHWISE_CONV_2D (NHWC), float32, int8 (per-tensor or per-channel weights,
-//! int32 bias) and 16x8 (int16 activations, int8 weights, int64 or int32 bias), bit-exact with
+//! int32 bias), 16x8 (int16 activations, int8 weights, int64 or int32 bias) and uint8 (the
+//! older asymmetric models: per-tensor weights with a zero point, int32 bias, the multiplier
+//! of `input_scale * filter_scale` taken in float as the reference's), bit-exact with
 //! TensorFlow Lite's reference kernels.
 //!
 //! Everything `eval` needs is worked out at setup: `prepare` checks the operator and keeps
@@ -13,7 +15,10 @@
 //! offset out of the inner loop is exact: the reference skips taps outside the image, which is
 //! the same as reading the input zero point there (`zp + input_offset = 0`), and `i32`
 //! wrapping arithmetic is associative, so any summation order gives the reference's bits.
-//! Float sums keep the reference's order (filter row, column, input channel).
+//! Float sums keep the reference's order (filter row, column, input channel). uint8 CONV_2D
+//! folds the same way with the weights' offset: `sum (w + w_off)(x + x_off)` over the patch
+//! padded with the input zero point is `sum w x + w_off sum x + (bias + x_off sum w + n w_off
+//! x_off)`, the last term kept per channel.
 
 use super::base::check;
 use super::base::fused::float_range;
@@ -32,7 +37,7 @@ use compute::*;
 pub static CONV_2D: Kernel = Kernel {
     op: BuiltinOperator::Conv2D,
     prepare: prepare::<ANY_KIND>,
-    init: Some(init),
+    init: Some(init::<ANY_KIND>),
     eval: eval::<ANY_KIND, ANY_SHAPE>,
 };
 
@@ -40,7 +45,7 @@ pub static CONV_2D: Kernel = Kernel {
 pub static DEPTHWISE_CONV_2D: Kernel = Kernel {
     op: BuiltinOperator::DepthwiseConv2D,
     prepare: prepare::<ANY_KIND>,
-    init: Some(init),
+    init: Some(init::<ANY_KIND>),
     eval: eval::<ANY_KIND, ANY_SHAPE>,
 };
 
@@ -51,7 +56,7 @@ pub static DEPTHWISE_CONV_2D: Kernel = Kernel {
 pub static CONV_2D_INT8: Kernel = Kernel {
     op: BuiltinOperator::Conv2D,
     prepare: prepare::<{ 1 << kind::INT8 }>,
-    init: Some(init),
+    init: Some(init::<{ 1 << kind::INT8 }>),
     eval: eval::<{ 1 << kind::INT8 }, CONV>,
 };
 
@@ -59,12 +64,12 @@ pub static CONV_2D_INT8: Kernel = Kernel {
 pub static DEPTHWISE_CONV_2D_INT8: Kernel = Kernel {
     op: BuiltinOperator::DepthwiseConv2D,
     prepare: prepare::<{ 1 << kind::INT8 }>,
-    init: Some(init),
+    init: Some(init::<{ 1 << kind::INT8 }>),
     eval: eval::<{ 1 << kind::INT8 }, DEPTHWISE>,
 };
 
 /// Every [`kind`], as a set of bits `1 << kind`: what a registration runs.
-const ANY_KIND: u32 = 0b1111;
+const ANY_KIND: u32 = 0b11111;
 /// The shapes of convolution an `eval` runs (bits): CONV_2D's, DEPTHWISE_CONV_2D's, or both
 /// (the two full kernels share one `eval`).
 const CONV: u32 = 1;
@@ -81,6 +86,8 @@ pub(super) mod kind {
     pub const INT16: u32 = 2;
     /// int16 activations, int8 weights, int32 bias.
     pub const INT16_BIAS32: u32 = 3;
+    /// uint8 activations and weights (per tensor, with zero points), int32 bias.
+    pub const UINT8: u32 = 4;
 }
 
 /// What a convolution needs beyond its operands' shapes: the operator's parameters.
@@ -104,6 +111,7 @@ struct Params {
     hi: f32,
     input_offset: i32,
     output_offset: i32,
+    weights_offset: i32,
 }
 
 /// A convolution's sizes and quantization: [`Params`] with the operands' shapes.
@@ -137,6 +145,8 @@ pub(super) struct Geometry {
     pub input_offset: i32,
     /// The output zero point (int8).
     pub output_offset: i32,
+    /// Minus the weights' zero point (uint8).
+    pub weights_offset: i32,
     pub has_bias: u32,
 }
 
@@ -161,6 +171,7 @@ impl Geometry {
             hi: self.hi,
             input_offset: self.input_offset,
             output_offset: self.output_offset,
+            weights_offset: self.weights_offset,
         }
     }
 
@@ -198,6 +209,7 @@ impl Geometry {
             hi: p.hi,
             input_offset: p.input_offset,
             output_offset: p.output_offset,
+            weights_offset: p.weights_offset,
             has_bias: u32::from(p.has_bias),
         }
     }
@@ -212,11 +224,11 @@ impl Geometry {
         self.kind != kind::FLOAT
     }
 
-    /// Words kept per output channel: multiplier, shift and (int8) the folded bias; the 16x8
-    /// kernels read their bias from the model.
+    /// Words kept per output channel: multiplier, shift and (int8, uint8) the bias, folded
+    /// for CONV_2D; the 16x8 kernels read their bias from the model.
     fn channel_words(&self) -> usize {
         match self.kind {
-            kind::INT8 => 3,
+            kind::INT8 | kind::UINT8 => 3,
             kind::INT16 | kind::INT16_BIAS32 => 2,
             _ => 0,
         }
@@ -239,6 +251,7 @@ impl Geometry {
         } else {
             match self.kind {
                 kind::INT8 => 4 * c + self.row(),
+                kind::UINT8 => self.row(),
                 kind::INT16 | kind::INT16_BIAS32 => 2 * self.row(),
                 _ => 4 * self.row(),
             }
@@ -267,8 +280,9 @@ fn positive(v: i32, what: &'static str) -> Result<u64, KernelError> {
         .ok_or(KernelError::Mismatch { what })
 }
 
-/// Reads the operator and checks it: the geometry (without per-channel data).
-fn geometry(ctx: &Prepare<'_>) -> Result<Geometry, KernelError> {
+/// Reads the operator and checks it: the geometry (without per-channel data); only the kinds
+/// in `KINDS` are recognised (the others are refused as `NOT_INT8` by `prepare`).
+fn geometry<const KINDS: u32>(ctx: &Prepare<'_>) -> Result<Geometry, KernelError> {
     // Only the two convolutions' option decoders, not the whole union's; the operator's own
     // op picks which (a depthwise operator storing no options gets its own type's defaults).
     // One decode of the operator's own type (a runtime choice between the two decoders is
@@ -396,9 +410,12 @@ fn geometry(ctx: &Prepare<'_>) -> Result<Geometry, KernelError> {
         (T::Int8, T::Int8, T::Int8, None | Some(T::Int32)) => kind::INT8,
         (T::Int16, T::Int8, T::Int16, None | Some(T::Int64)) => kind::INT16,
         (T::Int16, T::Int8, T::Int16, Some(T::Int32)) if !depthwise => kind::INT16_BIAS32,
+        (T::Uint8, T::Uint8, T::Uint8, None | Some(T::Int32)) if KINDS & (1 << kind::UINT8) != 0 => {
+            kind::UINT8
+        }
         _ => {
             return Err(KernelError::Unsupported {
-                what: "convolution types (float32; int8 with int32 bias; int16 x int8 with int64 or int32 bias)",
+                what: "convolution types (float32; int8 or uint8 with int32 bias; int16 x int8 with int64 or int32 bias)",
             });
         }
     };
@@ -407,7 +424,7 @@ fn geometry(ctx: &Prepare<'_>) -> Result<Geometry, KernelError> {
     } else {
         let (_, in_zp) = quant::per_tensor(input.quantization(), input.dtype)?;
         let (out_scale, out_zp) = quant::per_tensor(output.quantization(), output.dtype)?;
-        if g.kind != kind::INT8 && (in_zp != 0 || out_zp != 0) {
+        if matches!(g.kind, kind::INT16 | kind::INT16_BIAS32) && (in_zp != 0 || out_zp != 0) {
             return Err(KernelError::Unsupported {
                 what: "int16 activations with a non-zero zero point",
             });
@@ -419,7 +436,11 @@ fn geometry(ctx: &Prepare<'_>) -> Result<Geometry, KernelError> {
             what: "quantized filter without scales",
         })?;
         let per_channel_dim = if depthwise { 3 } else { 0 };
-        if fq.is_per_channel() && fq.quantized_dimension() != per_channel_dim {
+        if KINDS & (1 << kind::UINT8) != 0 && g.kind == kind::UINT8 {
+            // uint8 weights are per tensor, with a zero point.
+            let (_, w_zp) = quant::per_tensor(Some(fq), T::Uint8)?;
+            g.weights_offset = -w_zp;
+        } else if fq.is_per_channel() && fq.quantized_dimension() != per_channel_dim {
             return Err(KernelError::Mismatch {
                 what: "filter scales not along the output channels",
             });
@@ -435,13 +456,13 @@ fn geometry(ctx: &Prepare<'_>) -> Result<Geometry, KernelError> {
 
 /// Checks the operator, for the element kinds in `KINDS` (bits `1 << kind`).
 fn prepare<const KINDS: u32>(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
-    let g = geometry(ctx)?;
+    let g = geometry::<KINDS>(ctx)?;
     if KINDS & (1 << g.kind) == 0 {
         return Err(check::NOT_INT8);
     }
     if g.quantized() {
         // Derive the multipliers now, so a bad scale fails at setup, not at init.
-        channel_params(&Operands::of(ctx)?, &g, |_, _, _, _| {})?;
+        channel_params::<KINDS>(&Operands::of(ctx)?, &g, |_, _, _, _| {})?;
     }
     ctx.request_persistent(g.persistent_bytes());
     ctx.request_scratch(g.scratch_bytes());
@@ -470,7 +491,7 @@ impl<'m> Operands<'m> {
 
 /// Calls `f(channel, multiplier, shift, bias)` for every output channel; the int8 CONV_2D
 /// bias has `input_offset * sum(filter row)` folded in.
-fn channel_params(
+fn channel_params<const KINDS: u32>(
     ops: &Operands<'_>,
     g: &Geometry,
     mut f: impl FnMut(usize, i32, i32, i32),
@@ -499,6 +520,28 @@ fn channel_params(
     };
     let row = g.row();
     let mut ok = true;
+    if KINDS & (1 << kind::UINT8) != 0 && g.kind == kind::UINT8 {
+        let (w_scale, _) = quant::per_tensor(Some(fq), TensorType::Uint8)?;
+        let bias_scale = ops.bias.as_ref().map(|b| {
+            b.quantization()
+                .and_then(|q| q.scale().get(0))
+                .unwrap_or(0.0)
+        });
+        let (m, s) = quant::legacy_conv_multiplier(in_scale, w_scale, bias_scale, out_scale)?;
+        for c in 0..oc {
+            let folded = match bias_at(c) {
+                Some(b) if g.depthwise == 0 => weights
+                    .get(c * row..(c + 1) * row)
+                    .map(|r| folded_bias_u8(b, g.input_offset, g.weights_offset, r)),
+                b => b,
+            };
+            match folded {
+                Some(b) => f(c, m, s, b),
+                None => ok = false,
+            }
+        }
+        return if ok { Ok(()) } else { Err(short) };
+    }
     quant::channel_multipliers(
         in_scale,
         &fq,
@@ -522,8 +565,8 @@ fn channel_params(
     if ok { Ok(()) } else { Err(short) }
 }
 
-fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
-    let g = geometry(ctx.prepared())?;
+fn init<const KINDS: u32>(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
+    let g = geometry::<KINDS>(ctx.prepared())?;
     let ops = Operands::of(ctx.prepared())?;
     let rest = ctx.persistent();
     let small = KernelError::Mismatch {
@@ -536,7 +579,7 @@ fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
             <[i32]>::mut_from_bytes(rest.get_mut(..4 * words).ok_or(small)?).map_err(|_| small)?;
         let (mult, rest) = table.split_at_mut(oc);
         let (shift, bias) = rest.split_at_mut(oc);
-        channel_params(&ops, &g, |c, m, s, b| {
+        channel_params::<KINDS>(&ops, &g, |c, m, s, b| {
             if let (Some(pm), Some(ps)) = (mult.get_mut(c), shift.get_mut(c)) {
                 (*pm, *ps) = (m, s);
             }
@@ -622,6 +665,18 @@ fn eval<const KINDS: u32, const SHAPES: u32>(ctx: &mut Eval<'_>) -> Result<(), K
                 let acc = scratch_of::<i32>(acc, oc)?;
                 let patch = scratch_of::<i8>(patch, g.row())?;
                 conv_i8(&g, input, filter, &q, out, patch, acc)
+            }
+        }
+        (kind::UINT8, dw) if runs(kind::UINT8, dw) => {
+            let input = ctx.input::<u8>(0)?;
+            let filter = ctx.input::<u8>(1)?;
+            let out = ctx.output::<u8>(0)?;
+            if dw {
+                let acc = scratch_of::<i32>(ctx.scratch(), g.out_c as usize)?;
+                depthwise_u8(&g, input, filter, &q, out, acc)
+            } else {
+                let patch = scratch_of::<u8>(ctx.scratch(), g.row())?;
+                conv_u8(&g, input, filter, &q, out, patch)
             }
         }
         (k @ (kind::INT16 | kind::INT16_BIAS32), dw) if runs(k, dw) => {

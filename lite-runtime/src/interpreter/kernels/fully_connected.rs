@@ -30,7 +30,7 @@ pub static FULLY_CONNECTED: Kernel = Kernel {
 pub static FULLY_CONNECTED_INT8: Kernel = Kernel {
     op: BuiltinOperator::FullyConnected,
     prepare: prepare_int8,
-    init: Some(quantized::init),
+    init: Some(quantized::init::<false>),
     eval: quantized::eval::<false>,
 };
 
@@ -38,7 +38,7 @@ fn prepare_int8(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     if ctx.input(0)?.dtype != TensorType::Int8 {
         return Err(check::NOT_INT8);
     }
-    quantized::prepare(ctx)
+    quantized::prepare::<false>(ctx)
 }
 
 #[derive(Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable)]
@@ -58,7 +58,7 @@ struct Params {
 
 fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     if quantized::is_quantized(ctx.input(0)?.dtype) {
-        return quantized::prepare(ctx);
+        return quantized::prepare::<true>(ctx);
     }
     let o: FullyConnectedOptions = ctx.options()?;
     if o.weights_format != 0 {
@@ -105,7 +105,7 @@ fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
                 });
             }
         }
-        let (format, values) = sparse_format(ctx)?;
+        let (format, values) = sparse_format(ctx, 1)?;
         plan = Plan::new(&format, units, depth, values)?;
         ctx.request_persistent(plan.bytes(units).ok_or(KernelError::Unsupported {
             what: "sparse weights' index over the address space",
@@ -127,14 +127,18 @@ fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     Ok(())
 }
 
-/// The format of the sparse weights behind input 1 and how many values they store.
-fn sparse_format<'m>(ctx: &Prepare<'m>) -> Result<(SparseFormat<'m>, usize), KernelError> {
+/// The format of the sparse weights behind input `i` and how many values they store.
+fn sparse_format<'m>(ctx: &Prepare<'m>, i: usize) -> Result<(SparseFormat<'m>, usize), KernelError> {
     let not_sparse = KernelError::Mismatch {
         what: "weights are not a sparse constant",
     };
-    let s = ctx.sparse_source(1).ok_or(not_sparse)?;
+    let s = ctx.sparse_source(i).ok_or(not_sparse)?;
     let sparsity = s.sparsity().ok_or(not_sparse)?;
-    let values = s.constant().ok_or(not_sparse)?.len() / 4;
+    let width = match s.dtype.bits() {
+        Some(b) if b >= 8 => b as usize / 8,
+        _ => return Err(not_sparse),
+    };
+    let values = s.constant().ok_or(not_sparse)?.len() / width;
     Ok((
         SparseFormat::from_sparsity(s.shape.dims(), &sparsity)?,
         values,
@@ -143,13 +147,13 @@ fn sparse_format<'m>(ctx: &Prepare<'m>) -> Result<(SparseFormat<'m>, usize), Ker
 
 fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
     if quantized::is_quantized(ctx.prepared().input(0)?.dtype) {
-        return quantized::init(ctx);
+        return quantized::init::<true>(ctx);
     }
     let p: Params = ctx.params();
     if p.sparse == 0 {
         return Ok(());
     }
-    let (format, _) = sparse_format(ctx.prepared())?;
+    let (format, _) = sparse_format(ctx.prepared(), 1)?;
     sparse_weights::build(
         &format,
         p.plan,

@@ -1,4 +1,6 @@
-//! GATHER and EMBEDDING_LOOKUP, every index checked: an index outside its axis is a
+//! GATHER and EMBEDDING_LOOKUP over float32, int32, int64, bool, strings and the quantized
+//! int8, uint8 and int16 (bytes copied, as TensorFlow Lite does), with int16, int32 or int64
+//! indices (EMBEDDING_LOOKUP: int32), every index checked: an index outside its axis is a
 //! [`KernelError::IndexOutOfRange`] naming its position, never a read (TensorFlow Lite's
 //! GATHER also fails there; TensorFlow Lite Micro only asserts in debug builds).
 //!
@@ -63,7 +65,7 @@ struct Params {
 
 fn unsupported_indices() -> KernelError {
     KernelError::Unsupported {
-        what: "indices other than int32 or int64",
+        what: "indices other than int16, int32 or int64",
     }
 }
 
@@ -81,7 +83,10 @@ fn prepare_gather(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let indices = ctx.input(1)?;
     let output = ctx.output(0)?;
     let element = data_bytes(data.dtype)?;
-    if !matches!(indices.dtype, TensorType::Int32 | TensorType::Int64) {
+    if !matches!(
+        indices.dtype,
+        TensorType::Int16 | TensorType::Int32 | TensorType::Int64
+    ) {
         return Err(unsupported_indices());
     }
     check::output_type(&data, &output)?;
@@ -190,6 +195,12 @@ pub(crate) trait Index: Copy {
     fn value(self) -> i64;
 }
 
+impl Index for i16 {
+    fn value(self) -> i64 {
+        i64::from(self)
+    }
+}
+
 impl Index for i32 {
     fn value(self) -> i64 {
         i64::from(self)
@@ -206,10 +217,10 @@ fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
     let p: Params = ctx.params();
     let indices = p.indices as usize;
     let bytes = ctx.input_bytes(indices)?;
-    if ctx.input_type(indices)? == TensorType::Int64 {
-        run(ctx, &p, words::<i64>(bytes)?)
-    } else {
-        run(ctx, &p, words::<i32>(bytes)?)
+    match ctx.input_type(indices)? {
+        TensorType::Int64 => run(ctx, &p, words::<i64>(bytes)?),
+        TensorType::Int16 => run(ctx, &p, words::<i16>(bytes)?),
+        _ => run(ctx, &p, words::<i32>(bytes)?),
     }
 }
 
@@ -239,6 +250,7 @@ fn run<I: Index>(ctx: &mut Eval<'_>, p: &Params, idx: &[I]) -> Result<(), Kernel
     let dst = ctx.output_bytes(0)?;
     match p.element {
         1 => gather(src, idx, dst, &g, input),
+        2 => gather(words::<u16>(src)?, idx, words_mut::<u16>(dst)?, &g, input),
         4 => gather(words::<u32>(src)?, idx, words_mut::<u32>(dst)?, &g, input),
         8 => gather(words::<u64>(src)?, idx, words_mut::<u64>(dst)?, &g, input),
         _ => Err(KernelError::Unsupported {

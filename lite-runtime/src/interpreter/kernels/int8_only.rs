@@ -23,10 +23,10 @@ const INT8: [&Kernel; 6] = [
 ];
 
 /// Every kernel, the `_INT8` ones in place of the full ones for their ops.
-fn int8_resolver() -> MutableOpResolver<64> {
+fn int8_resolver() -> MutableOpResolver<256> {
     let mut ops = MutableOpResolver::new();
     for k in ALL.iter().chain(INT8.iter()) {
-        ops.add(k).expect("64 slots");
+        ops.add(k).expect("256 slots");
     }
     ops
 }

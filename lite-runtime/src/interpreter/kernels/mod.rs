@@ -93,11 +93,13 @@ kernels! {
             ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, EQUAL,
             NOT_EQUAL, SELECT, SELECT_V2,
         ];
-        activation: [LOGISTIC, TANH, RELU, RELU6, LEAKY_RELU];
+        activation: [LOGISTIC, TANH, RELU, RELU6, LEAKY_RELU, RELU_N1_TO_1, ELU];
         floor: [FLOOR];
         softmax: [SOFTMAX, LOG_SOFTMAX] + [SOFTMAX_INT8];
         cast: [CAST];
-        reduce: [MEAN, SUM, REDUCE_MAX, ARG_MAX, ARG_MIN];
+        reduce: [
+            MEAN, SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_PROD, REDUCE_ANY, REDUCE_ALL, ARG_MAX, ARG_MIN,
+        ];
         shape: [CONCATENATION, SLICE, STRIDED_SLICE, TRANSPOSE, PACK, UNPACK, SHAPE, FILL];
         gather: [GATHER, EMBEDDING_LOOKUP];
         sparse: [DENSIFY];
@@ -105,9 +107,53 @@ kernels! {
         pool: [AVERAGE_POOL_2D, MAX_POOL_2D] + [AVERAGE_POOL_2D_INT8, MAX_POOL_2D_INT8];
         quantize: [QUANTIZE, DEQUANTIZE];
         pad: [PAD, PADV2];
+        // unary math and activations
+        elementwise_math: [
+            ABS, CEIL, ROUND, COS, SIN, EXP, LOG, SQRT, RSQRT, SQUARE, NEG, SIGN, ZEROS_LIKE,
+            LOGICAL_NOT,
+        ];
+        hard_swish: [HARD_SWISH];
+        gelu: [GELU];
+        prelu: [PRELU];
+        // data movement and reductions
+        depth_space: [DEPTH_TO_SPACE, SPACE_TO_DEPTH];
+        reverse: [REVERSE_V2];
+        split: [SPLIT, SPLIT_V];
+        mirror_pad: [MIRROR_PAD];
+        gather_nd: [GATHER_ND];
+        dynamic_update_slice: [DYNAMIC_UPDATE_SLICE];
+        cumsum: [CUMSUM];
+        one_hot: [ONE_HOT];
+        range: [RANGE];
+        where_: [WHERE];
+        topk: [TOPK_V2];
+        space_batch: [SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND];
+        // vision
+        resize: [RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR];
+        transpose_conv: [TRANSPOSE_CONV];
+        l2_pool: [L2_POOL_2D];
+        normalization: [L2_NORMALIZATION, LOCAL_RESPONSE_NORMALIZATION];
     }
     custom {
-        // custom operators
+        // TensorFlow Lite Micro's signal library and CIRCULAR_BUFFER
+        signal if "signal": [
+            SIGNAL_WINDOW = "SignalWindow",
+            SIGNAL_FFT_AUTO_SCALE = "SignalFftAutoScale",
+            SIGNAL_RFFT = "SignalRfft",
+            SIGNAL_IRFFT = "SignalIrfft",
+            SIGNAL_ENERGY = "SignalEnergy",
+            SIGNAL_FILTER_BANK = "SignalFilterBank",
+            SIGNAL_FILTER_BANK_SQUARE_ROOT = "SignalFilterBankSquareRoot",
+            SIGNAL_FILTER_BANK_SPECTRAL_SUBTRACTION = "SignalFilterBankSpectralSubtraction",
+            SIGNAL_FILTER_BANK_LOG = "SignalFilterBankLog",
+            SIGNAL_PCAN = "SignalPCAN",
+            SIGNAL_FRAMER = "SignalFramer",
+            SIGNAL_STACKER = "SignalStacker",
+            SIGNAL_OVERLAP_ADD = "SignalOverlapAdd",
+            SIGNAL_DELAY = "SignalDelay",
+        ];
+        circular_buffer if "circular-buffer": [CIRCULAR_BUFFER = "CIRCULAR_BUFFER"];
+        // SSD post-processing and MediaPipe's operators
         detection_postprocess if "detection": [
             TFLITE_DETECTION_POSTPROCESS = "TFLite_Detection_PostProcess",
         ];

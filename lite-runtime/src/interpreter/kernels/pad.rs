@@ -1,10 +1,11 @@
-//! PAD and PADV2: the input surrounded by a constant, `paddings` (int32 or int64, `[rank, 2]`:
+//! PAD and PADV2 (float32, int32, int64, bool, int8, uint8, int16): the input surrounded by a constant, `paddings` (int32 or int64, `[rank, 2]`:
 //! before and after per dimension) giving how much. The constant is 0 for float32, int32 and
-//! int64, the output zero point for quantized int8 / uint8 / int16 (PAD), or the scalar
+//! int64 (false for bool), the output zero point for quantized int8 / uint8 / int16 (PAD), or the scalar
 //! third input (PADV2). Values are copied verbatim, so the kernel works on bytes: the output is
 //! filled with the constant, then each innermost input row is copied into place.
 
 use super::base::check::{self, SHORT};
+use super::base::tensors::legacy_params;
 use crate::interpreter::{Eval, Kernel, KernelError, MAX_DIMS, Prepare};
 use crate::model::{BuiltinOperator, TensorType};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
@@ -45,13 +46,13 @@ fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let output = ctx.output(0)?;
     check::output_type(&input, &output)?;
     let size = match input.dtype {
-        TensorType::Int8 | TensorType::Uint8 => 1,
+        TensorType::Int8 | TensorType::Uint8 | TensorType::Bool => 1,
         TensorType::Int16 => 2,
         TensorType::Float32 | TensorType::Int32 => 4,
         TensorType::Int64 => 8,
         _ => {
             return Err(KernelError::Unsupported {
-                what: "PAD of other types than FLOAT32, INT32, INT64, INT8, UINT8, INT16",
+                what: "PAD of other types than FLOAT32, INT32, INT64, INT8, UINT8, INT16, BOOL",
             });
         }
     };
@@ -80,13 +81,9 @@ fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         ..Params::default()
     };
     if quantized {
-        let (si, zi) = super::base::quant::per_tensor(input.quantization(), input.dtype)?;
-        let (so, zo) = super::base::quant::per_tensor(output.quantization(), output.dtype)?;
-        if si != so || zi != zo {
-            return Err(KernelError::Mismatch {
-                what: "quantized PAD with output scale or zero point other than the input's",
-            });
-        }
+        // LiteRT pads with the output's zero point and copies the input's bytes whatever its
+        // scale: no check that the two match.
+        let (_, zo) = super::base::quant::per_tensor(output.quantization(), output.dtype)?;
         let b = if size == 1 {
             [zo as u8, 0]
         } else {
@@ -98,6 +95,11 @@ fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         if v.dtype != input.dtype || v.shape.elements() != 1 {
             return Err(KernelError::Mismatch {
                 what: "pad value not one element of the input's type",
+            });
+        }
+        if quantized && legacy_params(&v) != legacy_params(&output) {
+            return Err(KernelError::Mismatch {
+                what: "pad value quantized otherwise than the output",
             });
         }
         match v.constant() {

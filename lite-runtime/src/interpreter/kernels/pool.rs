@@ -1,4 +1,4 @@
-//! AVERAGE_POOL_2D and MAX_POOL_2D (NHWC), float32, int8 and int16, as TensorFlow Lite's
+//! AVERAGE_POOL_2D and MAX_POOL_2D (NHWC), float32, int8, int16 and uint8, as TensorFlow Lite's
 //! reference kernels: windows clipped to the image (padding never counted), the quantized
 //! average rounded half away from zero (`(sum ± count / 2) / count`), quantized outputs in the
 //! input's scale and zero point. Per output pixel the window's rows are summed (or maxed)
@@ -75,6 +75,7 @@ pub(super) struct PoolGeometry {
 const FLOAT: u32 = 0;
 const INT8: u32 = 1;
 const INT16: u32 = 2;
+const UINT8: u32 = 3;
 
 /// Checks the operator; `INT8_ONLY`: refuses other types.
 fn prepare<const INT8_ONLY: bool>(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
@@ -139,11 +140,11 @@ fn prepare<const INT8_ONLY: bool>(ctx: &mut Prepare<'_>) -> Result<(), KernelErr
     };
     match input.dtype {
         TensorType::Float32 => (g.lo, g.hi) = float_range(o.activation)?,
-        TensorType::Int8 | TensorType::Int16 => {
-            g.dtype = if input.dtype == TensorType::Int8 {
-                INT8
-            } else {
-                INT16
+        TensorType::Int8 | TensorType::Int16 | TensorType::Uint8 => {
+            g.dtype = match input.dtype {
+                TensorType::Int8 => INT8,
+                TensorType::Uint8 => UINT8,
+                _ => INT16,
             };
             let (si, zi) = quant::per_tensor(input.quantization(), input.dtype)?;
             let (so, zo) = quant::per_tensor(output.quantization(), output.dtype)?;
@@ -156,7 +157,7 @@ fn prepare<const INT8_ONLY: bool>(ctx: &mut Prepare<'_>) -> Result<(), KernelErr
         }
         _ => {
             return Err(KernelError::Unsupported {
-                what: "pool of other types than FLOAT32, INT8, INT16",
+                what: "pool of other types than FLOAT32, INT8, INT16, UINT8",
             });
         }
     }
@@ -182,6 +183,12 @@ fn eval_average<const INT8_ONLY: bool>(ctx: &mut Eval<'_>) -> Result<(), KernelE
             let acc = scratch(ctx.scratch(), g.channels as usize)?;
             average_f32(&g, x, y, acc)
         }
+        UINT8 => {
+            let x = ctx.input::<u8>(0)?;
+            let y = ctx.output::<u8>(0)?;
+            let acc = scratch(ctx.scratch(), g.channels as usize)?;
+            average_q(&g, x, y, acc)
+        }
         _ => {
             let x = ctx.input::<i16>(0)?;
             let y = ctx.output::<i16>(0)?;
@@ -205,6 +212,11 @@ fn eval_max<const INT8_ONLY: bool>(ctx: &mut Eval<'_>) -> Result<(), KernelError
             let x = ctx.input::<f32>(0)?;
             let y = ctx.output::<f32>(0)?;
             max_f32(&g, x, y)
+        }
+        UINT8 => {
+            let x = ctx.input::<u8>(0)?;
+            let y = ctx.output::<u8>(0)?;
+            max_q(&g, x, y)
         }
         _ => {
             let x = ctx.input::<i16>(0)?;
@@ -327,7 +339,8 @@ pub(super) fn max_f32(
     })
 }
 
-/// A quantized element: int8 or int16.
+/// A quantized element: int8, int16 or uint8 (its sums are never negative, where the
+/// reference's uint8 average `(sum + count / 2) / count` is the signed one's).
 pub(super) trait Quantized: Copy + Into<i32> {
     /// The type's lowest value.
     const LOWEST: Self;
@@ -339,6 +352,13 @@ impl Quantized for i8 {
     const LOWEST: Self = i8::MIN;
     fn narrow(v: i32) -> Self {
         v as i8
+    }
+}
+
+impl Quantized for u8 {
+    const LOWEST: Self = 0;
+    fn narrow(v: i32) -> Self {
+        v as u8
     }
 }
 

@@ -4,14 +4,17 @@
 //! - int8 / uint8 / int16 → int8 / uint8 / int16 (requantization): `clamp(M(x - zp_in) +
 //!   zp_out)` with `M` the fixed-point multiplier of `scale_in / scale_out` (`Requantize`);
 //! - int8 / uint8 / int16 → float32: `(float)(double(scale) * (x - zero_point))`, and
-//!   float16 → float32 (`Dequantize`).
+//!   float16 → float32 (`Dequantize`);
+//! - int8 / uint8 with one scale (and zero point) per channel along `quantized_dimension`
+//!   → float32: `scale[c] * (float)(x - zero_point[c])`, in float (`PerChannelDequantize`);
+//!   the scales and zero points are copied to persistent bytes at `init`.
 //!
 //! A float whose quotient is past `int32` (or NaN) converts saturating (NaN to 0) before the
 //! clamp; the reference's C cast is undefined there.
 
-use super::base::check::SHORT;
+use super::base::check::{self, SHORT};
 use super::base::quant::{self, f16_to_f32};
-use crate::interpreter::{Eval, Kernel, KernelError, Prepare};
+use crate::interpreter::{Eval, Init, Kernel, KernelError, Prepare};
 use crate::model::{BuiltinOperator, TensorType};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
@@ -27,7 +30,7 @@ pub static QUANTIZE: Kernel = Kernel {
 pub static DEQUANTIZE: Kernel = Kernel {
     op: BuiltinOperator::Dequantize,
     prepare: prepare_dequantize,
-    init: None,
+    init: Some(init_dequantize),
     eval,
 };
 
@@ -47,6 +50,10 @@ pub(super) struct Params {
     pub mult: i32,
     pub shift: i32,
     pub elements: u32,
+    /// Per-channel DEQUANTIZE: the channels along the quantized dimension (0: per tensor).
+    pub channels: u32,
+    /// Per-channel DEQUANTIZE: elements per step of the quantized dimension.
+    pub inner: u32,
     pub _reserved: u32,
 }
 
@@ -126,8 +133,26 @@ fn prepare_dequantize(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
             what: "DEQUANTIZE to other types than FLOAT32",
         });
     }
-    if quantized(it) {
-        let (scale, zp) = quant::per_tensor(ctx.input(0)?.quantization(), it)?;
+    let input = ctx.input(0)?;
+    let per_channel = input.quantization().is_some_and(|q| q.is_per_channel());
+    if per_channel {
+        // LiteRT dequantizes per channel from int8 and uint8 only.
+        if !matches!(it, TensorType::Int8 | TensorType::Uint8) {
+            return Err(KernelError::Unsupported {
+                what: "per-channel DEQUANTIZE from other types than INT8, UINT8",
+            });
+        }
+        let (channels, inner) = per_channel_layout(&input)?;
+        p.channels = channels;
+        p.inner = inner;
+        ctx.request_persistent(8 * channels as usize);
+    } else if quantized(it) {
+        let (scale, zp) = quant::per_tensor(input.quantization(), it)?;
+        if it == TensorType::Int16 && zp != 0 {
+            return Err(KernelError::Mismatch {
+                what: "int16 DEQUANTIZE with a non-zero zero point",
+            });
+        }
         p.scale = f64::from(scale);
         p.in_zp = zp;
     } else if it != TensorType::Float16 {
@@ -139,9 +164,103 @@ fn prepare_dequantize(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     Ok(())
 }
 
+/// The channels along the input's quantized dimension and the elements per step of it,
+/// checked against its scales and zero points.
+fn per_channel_layout(input: &crate::interpreter::Desc<'_>) -> Result<(u32, u32), KernelError> {
+    let q = input.quantization().ok_or(KernelError::Mismatch {
+        what: "per-channel tensor without scales",
+    })?;
+    let dims = input.shape.dims();
+    let axis = q.quantized_dimension();
+    let channels = *dims.get(axis).ok_or(check::AXIS)?;
+    if q.scale().len() != channels {
+        return Err(KernelError::Mismatch {
+            what: "per-channel scales not one per channel of the quantized dimension",
+        });
+    }
+    let zps = q.zero_point().len();
+    if zps != channels && zps > 1 {
+        return Err(KernelError::Mismatch {
+            what: "per-channel zero points neither one nor one per channel",
+        });
+    }
+    let (lo, hi) = quant::type_range(input.dtype)?;
+    for c in 0..channels {
+        let s = q.scale().get(c).unwrap_or(f32::NAN);
+        if !s.is_finite() {
+            return Err(KernelError::Mismatch {
+                what: "quantization scale not finite",
+            });
+        }
+        let zp = q.zero_point().get(if zps == channels { c } else { 0 }).unwrap_or(0);
+        if !(i64::from(lo)..=i64::from(hi)).contains(&zp) {
+            return Err(KernelError::Mismatch {
+                what: "zero point outside the type's range",
+            });
+        }
+    }
+    let inner = dims
+        .get(axis + 1..)
+        .unwrap_or(&[])
+        .iter()
+        .try_fold(1usize, |a, &d| a.checked_mul(d))
+        .ok_or(check::DIM_OVER_U32)?;
+    Ok((check::dim(channels)?, check::dim(inner)?))
+}
+
+/// Per-channel DEQUANTIZE: copies the scales and zero points into the persistent bytes.
+fn init_dequantize(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
+    let p: Params = ctx.params();
+    if p.channels == 0 {
+        return Ok(());
+    }
+    let q = ctx
+        .prepared()
+        .input(0)?
+        .quantization()
+        .ok_or(KernelError::Mismatch {
+            what: "per-channel tensor without scales",
+        })?;
+    let n = p.channels as usize;
+    let bad = KernelError::Mismatch {
+        what: "persistent block smaller than asked",
+    };
+    let words = <[u32]>::mut_from_bytes(ctx.persistent().get_mut(..8 * n).ok_or(bad)?)
+        .map_err(|_| bad)?;
+    let (scales, zps) = words.split_at_mut(n);
+    let one = q.zero_point().len() != n;
+    for c in 0..n {
+        if let (Some(s), Some(z)) = (scales.get_mut(c), zps.get_mut(c)) {
+            *s = q.scale().get(c).unwrap_or(0.0).to_bits();
+            *z = q.zero_point().get(if one { 0 } else { c }).unwrap_or(0) as i32 as u32;
+        }
+    }
+    Ok(())
+}
+
+/// The per-channel scales and zero points `init` wrote.
+fn channel_table(table: &[u8], n: usize) -> Result<(&[f32], &[i32]), KernelError> {
+    let bad = KernelError::Mismatch {
+        what: "persistent block not as init wrote it",
+    };
+    let bytes = table.get(..8 * n).ok_or(bad)?;
+    let (s, z) = bytes.split_at(4 * n);
+    Ok((
+        <[f32]>::ref_from_bytes(s).map_err(|_| bad)?,
+        <[i32]>::ref_from_bytes(z).map_err(|_| bad)?,
+    ))
+}
+
 fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
     let p: Params = ctx.params();
     let n = p.elements as usize;
+    if p.channels != 0 {
+        let (scales, zps) = channel_table(ctx.persistent(), p.channels as usize)?;
+        return match p.types >> 8 {
+            I8 => dequantize_per_channel(&p, scales, zps, first(ctx.input::<i8>(0)?, n)?, ctx.output::<f32>(0)?),
+            _ => dequantize_per_channel(&p, scales, zps, first(ctx.input::<u8>(0)?, n)?, ctx.output::<f32>(0)?),
+        };
+    }
     match (p.types >> 8, p.types & 0xff) {
         (F32, I8) => from_float(&p, first(ctx.input::<f32>(0)?, n)?, ctx.output::<i8>(0)?),
         (F32, U8) => from_float(&p, first(ctx.input::<f32>(0)?, n)?, ctx.output::<u8>(0)?),
@@ -232,6 +351,33 @@ pub(super) fn requantize<X: Q, Y: Q>(p: &Params, x: &[X], y: &mut [Y]) -> Result
         let d = v.into().wrapping_sub(p.in_zp);
         let q = quant::multiply_by_quantized_multiplier(d, p.mult, p.shift).wrapping_add(p.out_zp);
         *y = Y::narrow(q.min(Y::MAX).max(Y::MIN));
+    }
+    Ok(())
+}
+
+/// `PerChannelDequantize`: element `i` is in channel `(i / inner) % channels`.
+pub(super) fn dequantize_per_channel<X: Q>(
+    p: &Params,
+    scales: &[f32],
+    zero_points: &[i32],
+    x: &[X],
+    y: &mut [f32],
+) -> Result<(), KernelError> {
+    let y = y.get_mut(..x.len()).ok_or(SHORT)?;
+    let (channels, inner) = (p.channels as usize, p.inner as usize);
+    if x.is_empty() {
+        return Ok(());
+    }
+    if inner == 0 || scales.len() < channels || zero_points.len() < channels {
+        return Err(SHORT);
+    }
+    // Runs of `inner` elements share a channel; channels repeat every `channels` runs.
+    let channel_of = scales.iter().zip(zero_points).take(channels).cycle();
+    for ((x, y), (&s, &z)) in x.chunks(inner).zip(y.chunks_mut(inner)).zip(channel_of)
+    {
+        for (y, &v) in y.iter_mut().zip(x) {
+            *y = s * (v.into() - z) as f32;
+        }
     }
     Ok(())
 }

@@ -1,22 +1,27 @@
-//! Reductions over axes: MEAN, SUM, REDUCE_MAX (float32, int32, int64), and ARG_MAX, ARG_MIN
-//! (float32, int32, int8, uint8, bool in; int32 or int64 out), as TensorFlow Lite's reference
-//! kernels compute them.
+//! Reductions over axes, as TensorFlow Lite's reference kernels compute them: MEAN, SUM and
+//! REDUCE_PROD (float32, int32, int64, and the quantized forms in [`quantized`]: MEAN over
+//! int8, uint8, int16; SUM over int8, uint8, int16; REDUCE_PROD over int8, int16), REDUCE_MAX
+//! and REDUCE_MIN (float32, int32, int64, bool, and int8, uint8, int16 compared as stored,
+//! input and output quantized alike), REDUCE_ANY and REDUCE_ALL (bool); and ARG_MAX, ARG_MIN
+//! (float32, int32, int8, uint8, bool in; int32 or int64 out).
 //!
-//! MEAN, SUM and REDUCE_MAX take their axes from a constant INT32 tensor (negative axes count
-//! from the end, duplicates count once). `prepare` merges neighbouring dimensions that are
-//! all reduced or all kept (size-1 dimensions drop out), so `eval` walks the input once in
-//! row-major order over at most [`MAX_DIMS`] segments and folds each innermost run in one
-//! loop: every output element sees its inputs in the reference kernel's order, so float sums
-//! round as the reference's do (LiteRT's optimized paths may add in another order; they agree
-//! within float tolerance). Integer sums wrap (two's complement), as the reference's
-//! `AddTensorValuesWithExpectedOverflow`; an int32 MEAN sums in i64 (as LiteRT's `temp_sum`)
-//! and divides truncating toward zero, an empty reduction's MEAN is 0 and its REDUCE_MAX the
-//! type's lowest value.
+//! The reductions take their axes from a constant INT32 tensor (negative axes count from the
+//! end, duplicates count once). `prepare` merges neighbouring dimensions that are all reduced
+//! or all kept (size-1 dimensions drop out), so `eval` walks the input once in row-major order
+//! over at most [`MAX_DIMS`] segments and folds each innermost run in one loop: every output
+//! element sees its inputs in the reference kernel's order, so float sums round as the
+//! reference's do (LiteRT's optimized paths may add in another order; they agree within float
+//! tolerance). When every dimension is reduced, the reference starts from the first input
+//! rather than the initial value (`ReduceAllDims`), and so does this kernel. Integer sums and
+//! products wrap (two's complement), as the reference's `...WithExpectedOverflow`; an int32
+//! MEAN sums in i64 (as LiteRT's `temp_sum`) and divides truncating toward zero; an empty
+//! reduction gives the initial value (MEAN 0, REDUCE_MAX the type's lowest, REDUCE_MIN its
+//! highest, REDUCE_PROD 1, REDUCE_ANY false, REDUCE_ALL true).
 
 mod quantized;
 
 use super::base::check::{self, SHORT, dim};
-use super::base::tensors::{input_n, output_n};
+use super::base::tensors::{input_n, output_n, same_quantization};
 use crate::interpreter::{Desc, Eval, Kernel, KernelError, MAX_DIMS, Prepare};
 use crate::model::{ArgMaxOptions, ArgMinOptions, BuiltinOperator, ReducerOptions, TensorType};
 use tessera_core::tensor::Element;
@@ -44,6 +49,38 @@ pub static REDUCE_MAX: Kernel = Kernel {
     prepare: prepare_max,
     init: None,
     eval: eval_max,
+};
+
+/// REDUCE_MIN.
+pub static REDUCE_MIN: Kernel = Kernel {
+    op: BuiltinOperator::ReduceMin,
+    prepare: prepare_min,
+    init: None,
+    eval: eval_min,
+};
+
+/// REDUCE_PROD.
+pub static REDUCE_PROD: Kernel = Kernel {
+    op: BuiltinOperator::ReduceProd,
+    prepare: prepare_prod,
+    init: None,
+    eval: eval_prod,
+};
+
+/// REDUCE_ANY.
+pub static REDUCE_ANY: Kernel = Kernel {
+    op: BuiltinOperator::ReduceAny,
+    prepare: prepare_any_all,
+    init: None,
+    eval: eval_any,
+};
+
+/// REDUCE_ALL.
+pub static REDUCE_ALL: Kernel = Kernel {
+    op: BuiltinOperator::ReduceAll,
+    prepare: prepare_any_all,
+    init: None,
+    eval: eval_all,
 };
 
 /// ARG_MAX.
@@ -117,7 +154,7 @@ impl Segments {
     }
 }
 
-/// Parameters of MEAN, SUM and REDUCE_MAX.
+/// Parameters of MEAN, SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_PROD, REDUCE_ANY, REDUCE_ALL.
 #[derive(Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable)]
 #[repr(C)]
 struct ReduceParams {
@@ -128,26 +165,31 @@ struct ReduceParams {
     outputs: u32,
     /// Input elements per output element (MEAN's divisor).
     count: u32,
+    /// 1 when every dimension is reduced: LiteRT's reference then starts from the first
+    /// input rather than the initial value (`ReduceAllDims`), which matters for NaNs and -0.
+    all: u32,
 }
 
-/// What set-up finds for every MEAN, SUM and REDUCE_MAX, float or quantized: the reduced
-/// axes (`ReducerOptions`, constant INT32 axes) merged into segments, and how many input
-/// elements make one output element; the output checked to be the input's type and reduced
-/// shape.
-struct Reduction<'m> {
-    input: Desc<'m>,
-    output: Desc<'m>,
-    segs: Segments,
-    count: usize,
+/// What set-up finds for every reduction, float or quantized: the reduced axes
+/// (`ReducerOptions`, constant INT32 axes) merged into segments, and how many input elements
+/// make one output element; the output checked to be the input's type and reduced shape.
+pub(crate) struct Reduction<'m> {
+    pub(crate) input: Desc<'m>,
+    pub(crate) output: Desc<'m>,
+    pub(crate) segs: Segments,
+    pub(crate) count: usize,
+    /// Whether every dimension is reduced.
+    pub(crate) all: bool,
 }
 
-fn reduction<'m>(ctx: &Prepare<'m>) -> Result<Reduction<'m>, KernelError> {
+pub(crate) fn reduction<'m>(ctx: &Prepare<'m>) -> Result<Reduction<'m>, KernelError> {
     // Every reduction takes ReducerOptions.
     let ReducerOptions { keep_dims } = ctx.options()?;
     let input = ctx.input(0)?;
     let output = ctx.output(0)?;
     check::output_type(&input, &output)?;
-    let mask = check::axes_mask(&ctx.input(1)?, input.shape.rank())?;
+    let rank = input.shape.rank();
+    let mask = check::axes_mask(&ctx.input(1)?, rank)?;
     let (shape, count) = check::reduced_shape(&input.shape, mask, keep_dims);
     check::output_shape(&output, &shape)?;
     let segs = Segments::new(input.shape.dims(), mask).ok_or(check::DIM_OVER_U32)?;
@@ -156,18 +198,48 @@ fn reduction<'m>(ctx: &Prepare<'m>) -> Result<Reduction<'m>, KernelError> {
         output,
         segs,
         count,
+        all: mask.count_ones() as usize == rank,
     })
 }
 
-/// Checks a float or integer MEAN, SUM or REDUCE_MAX and records its segments.
-fn prepare_reduce(ctx: &mut Prepare<'_>, mean: bool) -> Result<(), KernelError> {
-    if !matches!(
-        ctx.input(0)?.dtype,
-        TensorType::Float32 | TensorType::Int32 | TensorType::Int64
-    ) {
+/// The reductions that fold plain values.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum How {
+    Sum,
+    Max,
+    Min,
+    Prod,
+    Any,
+    All,
+}
+
+/// Checks a float, integer or bool reduction and records its segments. REDUCE_MAX and
+/// REDUCE_MIN also take int8, uint8, int16 (compared as stored: LiteRT requires the output's
+/// scale and zero point to be the input's) and bool.
+fn prepare_reduce(ctx: &mut Prepare<'_>, how: Option<How>) -> Result<(), KernelError> {
+    let t = ctx.input(0)?.dtype;
+    let ok = match how {
+        Some(How::Max | How::Min) => matches!(
+            t,
+            TensorType::Float32
+                | TensorType::Int32
+                | TensorType::Int64
+                | TensorType::Int8
+                | TensorType::Uint8
+                | TensorType::Int16
+                | TensorType::Bool
+        ),
+        Some(How::Any | How::All) => t == TensorType::Bool,
+        _ => matches!(
+            t,
+            TensorType::Float32 | TensorType::Int32 | TensorType::Int64
+        ),
+    };
+    if !ok {
         return Err(KernelError::Unsupported {
-            what: "reduction of other types than FLOAT32, INT32, INT64 (quantized forms are \
-                   not implemented)",
+            what: "reduction of this element type (MEAN, SUM, REDUCE_PROD: FLOAT32, INT32, \
+                   INT64 and quantized INT8, UINT8, INT16 forms; REDUCE_MAX, REDUCE_MIN: also \
+                   INT8, UINT8, INT16, BOOL; REDUCE_ANY, REDUCE_ALL: BOOL)",
         });
     }
     let Reduction {
@@ -175,9 +247,13 @@ fn prepare_reduce(ctx: &mut Prepare<'_>, mean: bool) -> Result<(), KernelError> 
         output,
         segs,
         count,
+        all,
     } = reduction(ctx)?;
+    if matches!(t, TensorType::Int8 | TensorType::Uint8 | TensorType::Int16) {
+        same_quantization(&input, &output, true)?;
+    }
     let outputs = output.shape.elements();
-    if mean && input.dtype == TensorType::Int32 {
+    if how.is_none() && input.dtype == TensorType::Int32 {
         // The i64 sums of an int32 MEAN, as LiteRT's temp_sum.
         ctx.request_scratch(outputs.saturating_mul(8));
     }
@@ -186,6 +262,7 @@ fn prepare_reduce(ctx: &mut Prepare<'_>, mean: bool) -> Result<(), KernelError> 
         inputs: dim(input.shape.elements())?,
         outputs: dim(outputs)?,
         count: dim(count)?,
+        all: u32::from(all),
     });
     Ok(())
 }
@@ -194,15 +271,36 @@ fn prepare_mean(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     if quantized::handles(ctx.input(0)?.dtype) {
         return quantized::prepare(ctx);
     }
-    prepare_reduce(ctx, true)
+    prepare_reduce(ctx, None)
 }
 
 fn prepare_sum(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
-    prepare_reduce(ctx, false)
+    if quantized::handles(ctx.input(0)?.dtype) {
+        return quantized::prepare_sum(ctx);
+    }
+    prepare_reduce(ctx, Some(How::Sum))
 }
 
 fn prepare_max(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
-    prepare_reduce(ctx, false)
+    prepare_reduce(ctx, Some(How::Max))
+}
+
+fn prepare_min(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
+    prepare_reduce(ctx, Some(How::Min))
+}
+
+fn prepare_prod(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
+    let input = ctx.input(0)?;
+    if matches!(input.dtype, TensorType::Int8 | TensorType::Int16)
+        && input.quantization().is_some_and(|q| q.is_affine())
+    {
+        return quantized::prepare_prod(ctx);
+    }
+    prepare_reduce(ctx, Some(How::Prod))
+}
+
+fn prepare_any_all(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
+    prepare_reduce(ctx, Some(How::Any))
 }
 
 /// Folds `x` (row-major, of shape `segs`) into `y` (the kept segments, row-major), which
@@ -262,87 +360,147 @@ pub(crate) fn fold_into<X: Copy, Y: Copy>(
     Ok(())
 }
 
-/// A type MEAN, SUM and REDUCE_MAX reduce.
-pub(crate) trait Reduce: Element {
+/// A type the folding reductions reduce.
+pub(crate) trait Reduce: Element + PartialOrd {
     /// TensorFlow Lite's `std::numeric_limits<T>::lowest()`: REDUCE_MAX's start.
     const LOWEST: Self;
+    /// `std::numeric_limits<T>::max()`: REDUCE_MIN's start.
+    const HIGHEST: Self;
     /// Zero.
     const ZERO: Self;
+    /// One: REDUCE_PROD's start.
+    const ONE: Self;
     /// The sum step (wrapping for integers).
     fn add(self, v: Self) -> Self;
+    /// The product step (wrapping for integers).
+    fn mul(self, v: Self) -> Self;
     /// The max step: `v > self ? v : self` (a NaN never wins).
     #[inline(always)]
-    fn max(self, v: Self) -> Self
-    where
-        Self: PartialOrd,
-    {
+    fn max(self, v: Self) -> Self {
         if v > self { v } else { self }
+    }
+    /// The min step: `v < self ? v : self` (a NaN never wins).
+    #[inline(always)]
+    fn min(self, v: Self) -> Self {
+        if v < self { v } else { self }
     }
 }
 
 impl Reduce for f32 {
     const LOWEST: Self = f32::MIN;
+    const HIGHEST: Self = f32::MAX;
     const ZERO: Self = 0.0;
+    const ONE: Self = 1.0;
     #[inline(always)]
     fn add(self, v: Self) -> Self {
         self + v
     }
-}
-
-impl Reduce for i32 {
-    const LOWEST: Self = i32::MIN;
-    const ZERO: Self = 0;
     #[inline(always)]
-    fn add(self, v: Self) -> Self {
-        self.wrapping_add(v)
+    fn mul(self, v: Self) -> Self {
+        self * v
     }
 }
 
-impl Reduce for i64 {
-    const LOWEST: Self = i64::MIN;
-    const ZERO: Self = 0;
+macro_rules! int_reduce {
+    ($($t:ty),*) => {$(
+        impl Reduce for $t {
+            const LOWEST: Self = <$t>::MIN;
+            const HIGHEST: Self = <$t>::MAX;
+            const ZERO: Self = 0;
+            const ONE: Self = 1;
+            #[inline(always)]
+            fn add(self, v: Self) -> Self {
+                self.wrapping_add(v)
+            }
+            #[inline(always)]
+            fn mul(self, v: Self) -> Self {
+                self.wrapping_mul(v)
+            }
+        }
+    )*};
+}
+
+int_reduce!(i32, i64, i8, u8, i16);
+
+impl Reduce for bool {
+    const LOWEST: Self = false;
+    const HIGHEST: Self = true;
+    const ZERO: Self = false;
+    const ONE: Self = true;
     #[inline(always)]
     fn add(self, v: Self) -> Self {
-        self.wrapping_add(v)
+        self || v
+    }
+    #[inline(always)]
+    fn mul(self, v: Self) -> Self {
+        self && v
     }
 }
 
-#[derive(Clone, Copy)]
-enum How {
-    Sum,
-    Max,
-}
-
-fn reduce_typed<T: Reduce + PartialOrd>(ctx: &mut Eval<'_>, how: How) -> Result<(), KernelError> {
+fn reduce_typed<T: Reduce>(ctx: &mut Eval<'_>, how: How) -> Result<(), KernelError> {
     let p: ReduceParams = ctx.params();
     let x = input_n::<T>(ctx, 0, p.inputs as usize)?;
     let y = output_n::<T>(ctx, 0, p.outputs as usize)?;
-    match how {
-        How::Sum => {
-            y.fill(T::ZERO);
-            fold_into(x, y, &p.segs, T::add)
+    let (init, f): (T, fn(T, T) -> T) = match how {
+        How::Sum => (T::ZERO, T::add),
+        How::Max => (T::LOWEST, T::max),
+        How::Min => (T::HIGHEST, T::min),
+        How::Prod => (T::ONE, T::mul),
+        // bool's add and mul are `||` and `&&`.
+        How::Any => (T::ZERO, T::add),
+        How::All => (T::ONE, T::mul),
+    };
+    if p.all != 0 {
+        // LiteRT's `ReduceAllDims`: the first input, then the others.
+        if let (Some(slot), Some((&first, rest))) = (y.first_mut(), x.split_first()) {
+            *slot = rest.iter().fold(first, |a, &v| f(a, v));
+            return Ok(());
         }
-        How::Max => {
-            y.fill(T::LOWEST);
-            fold_into(x, y, &p.segs, T::max)
-        }
+    }
+    y.fill(init);
+    fold_into(x, y, &p.segs, f)
+}
+
+fn eval_how(ctx: &mut Eval<'_>, how: How) -> Result<(), KernelError> {
+    match ctx.input_type(0)? {
+        TensorType::Float32 => reduce_typed::<f32>(ctx, how),
+        TensorType::Int32 => reduce_typed::<i32>(ctx, how),
+        TensorType::Int64 => reduce_typed::<i64>(ctx, how),
+        TensorType::Int8 => reduce_typed::<i8>(ctx, how),
+        TensorType::Uint8 => reduce_typed::<u8>(ctx, how),
+        TensorType::Int16 => reduce_typed::<i16>(ctx, how),
+        _ => reduce_typed::<bool>(ctx, how),
     }
 }
 
 fn eval_sum(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
-    match ctx.input_type(0)? {
-        TensorType::Float32 => reduce_typed::<f32>(ctx, How::Sum),
-        TensorType::Int32 => reduce_typed::<i32>(ctx, How::Sum),
-        _ => reduce_typed::<i64>(ctx, How::Sum),
+    if quantized::handles(ctx.input_type(0)?) {
+        return quantized::eval_sum(ctx);
     }
+    eval_how(ctx, How::Sum)
 }
 
 fn eval_max(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
-    match ctx.input_type(0)? {
-        TensorType::Float32 => reduce_typed::<f32>(ctx, How::Max),
-        TensorType::Int32 => reduce_typed::<i32>(ctx, How::Max),
-        _ => reduce_typed::<i64>(ctx, How::Max),
+    eval_how(ctx, How::Max)
+}
+
+fn eval_min(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    eval_how(ctx, How::Min)
+}
+
+fn eval_prod(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    if quantized::is_prod(ctx) {
+        return quantized::eval_prod(ctx);
     }
+    eval_how(ctx, How::Prod)
+}
+
+fn eval_any(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    eval_how(ctx, How::Any)
+}
+
+fn eval_all(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    eval_how(ctx, How::All)
 }
 
 fn eval_mean(ctx: &mut Eval<'_>) -> Result<(), KernelError> {

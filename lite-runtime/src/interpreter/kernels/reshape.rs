@@ -1,7 +1,8 @@
-//! RESHAPE, SQUEEZE and EXPAND_DIMS: the same elements in the same order under the shape the
+//! RESHAPE, SQUEEZE and EXPAND_DIMS (every type, quantized ones included): the same elements in the same order under the shape the
 //! model gives the output, copied (the planner never lets an output share an input's bytes).
 
 use super::base::check;
+use super::base::tensors::same_quantization;
 use crate::interpreter::{Eval, Kernel, KernelError, Prepare};
 use crate::model::{BuiltinOperator, TensorType};
 
@@ -25,7 +26,7 @@ pub static SQUEEZE: Kernel = Kernel {
 /// EXPAND_DIMS.
 pub static EXPAND_DIMS: Kernel = Kernel {
     op: BuiltinOperator::ExpandDims,
-    prepare,
+    prepare: prepare_expand,
     init: None,
     eval,
 };
@@ -40,6 +41,13 @@ fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         });
     }
     Ok(())
+}
+
+/// EXPAND_DIMS: as RESHAPE, and LiteRT's checks that the output's quantization is the
+/// input's (int16 with zero point 0).
+fn prepare_expand(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
+    prepare(ctx)?;
+    same_quantization(&ctx.input(0)?, &ctx.output(0)?, true)
 }
 
 fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {

@@ -1,6 +1,9 @@
 //! Data movement: CONCATENATION, SLICE, STRIDED_SLICE, TRANSPOSE, PACK, UNPACK, SHAPE and
-//! FILL, over float32, int32, int64 and bool (SLICE, STRIDED_SLICE and FILL over strings
-//! too, as TensorFlow Lite). Quantized types are refused (issue 16).
+//! FILL, over float32, int32, int64, bool and the quantized int8, uint8 and int16 (SLICE,
+//! STRIDED_SLICE and FILL over strings too, as TensorFlow Lite). Quantized values are
+//! copied as bytes, as TensorFlow Lite copies them: PACK, UNPACK and FILL require the
+//! output's scale and zero point to be the input's (LiteRT's checks), CONCATENATION
+//! requantizes inputs of another scale ([`quantized`]).
 //!
 //! SLICE, STRIDED_SLICE and TRANSPOSE compute a strided read ([`plan`]) from their index
 //! operands at every invoke (a few dozen operations), so operands computed by the graph work
@@ -18,8 +21,9 @@ use plan::{Masks, Plan};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 use super::base::check::{self, OUTPUT_SHAPE, OUTPUT_TYPE};
+use super::base::strided::copy_plan;
 use super::base::fused::{clamp, float_range};
-use super::base::tensors::{element_bytes, words, words_mut, write_strings};
+use super::base::tensors::{element_bytes, same_quantization, words, words_mut, write_strings};
 use crate::interpreter::{Eval, Init, Kernel, KernelError, MAX_DIMS, Prepare, Shape};
 use crate::model::{Activation, BuiltinOperator, ConcatenationOptions, PackOptions, StridedSliceOptions, TensorType, UnpackOptions};
 
@@ -167,6 +171,7 @@ fn prepare_pack(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
                 what: "inputs of different types or shapes",
             });
         }
+        same_quantization(&d, &output, false)?;
     }
     if output.dtype != first.dtype {
         return Err(OUTPUT_TYPE);
@@ -254,6 +259,7 @@ fn prepare_unpack(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         if o.dtype != input.dtype {
             return Err(OUTPUT_TYPE);
         }
+        same_quantization(&input, &o, false)?;
         if Some(o.shape) != want {
             return Err(OUTPUT_SHAPE);
         }
@@ -578,24 +584,6 @@ fn copy_planned(ctx: &mut Eval<'_>, plan: &Plan) -> Result<(), KernelError> {
     copy_plan(plan, p.element as usize, src, dst)
 }
 
-/// Runs `plan` over elements of `element` bytes.
-pub(crate) fn copy_plan(
-    plan: &Plan,
-    element: usize,
-    src: &[u8],
-    dst: &mut [u8],
-) -> Result<(), KernelError> {
-    match element {
-        1 => plan.copy(src, dst),
-        2 => plan.copy(words::<u16>(src)?, words_mut::<u16>(dst)?),
-        4 => plan.copy(words::<u32>(src)?, words_mut::<u32>(dst)?),
-        8 => plan.copy(words::<u64>(src)?, words_mut::<u64>(dst)?),
-        _ => Err(KernelError::Unsupported {
-            what: "element size",
-        }),
-    }
-}
-
 // ---- SHAPE ----
 
 #[derive(Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable)]
@@ -680,6 +668,7 @@ fn prepare_fill(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     if output.dtype != value.dtype {
         return Err(OUTPUT_TYPE);
     }
+    same_quantization(&value, &output, true)?;
     let mut v = [0i64; MAX_SPEC];
     if const_spec(&dims, &mut v)?.is_some() && !dims_match(&v[..n], &output.shape) {
         return Err(FILL_DIMS);
@@ -719,6 +708,7 @@ fn fill(value: &[u8], dst: &mut [u8], element: usize) -> Result<(), KernelError>
     let value = value.get(..element).ok_or(short)?;
     match element {
         1 => dst.fill(value[0]),
+        2 => words_mut::<u16>(dst)?.fill(words::<u16>(value)?[0]),
         4 => words_mut::<u32>(dst)?.fill(words::<u32>(value)?[0]),
         8 => words_mut::<u64>(dst)?.fill(words::<u64>(value)?[0]),
         _ => {

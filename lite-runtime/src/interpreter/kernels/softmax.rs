@@ -1,6 +1,8 @@
 //! SOFTMAX and LOG_SOFTMAX over the last dimension (float32; SOFTMAX on int8 and int16 in
-//! [`quantized`]), as TensorFlow Lite's reference kernels compute them.
+//! [`quantized`], LOG_SOFTMAX on int8 and uint8 in [`log_quantized`]), as TensorFlow Lite's
+//! reference kernels compute them.
 
+mod log_quantized;
 mod quantized;
 #[cfg(test)]
 mod tests;
@@ -66,6 +68,9 @@ fn prepare_softmax_int8(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
 }
 
 fn prepare_log_softmax(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
+    if log_quantized::handles(ctx.input(0)?.dtype) {
+        return log_quantized::prepare(ctx);
+    }
     // LOG_SOFTMAX has no beta (its options table is empty).
     prepare_rows(ctx, 1.0)
 }
@@ -109,6 +114,9 @@ fn eval_softmax(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
 }
 
 fn eval_log_softmax(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    if log_quantized::handles(ctx.input_type(0)?) {
+        return log_quantized::eval(ctx);
+    }
     let (x, y, p) = rows(ctx)?;
     log_softmax_rows(x, y, p.depth as usize);
     Ok(())

@@ -1,5 +1,7 @@
 //! DENSIFY: sparse constant weights to dense, walking their format ([`SparseFormat`], shared
-//! with FULLY_CONNECTED's sparse path).
+//! with FULLY_CONNECTED's sparse path), of every type LiteRT densifies: float32, float16
+//! (the MediaPipe models' sparse weights, dequantized after) and int8. Values are moved as
+//! bits, so nothing is converted.
 //!
 //! DENSIFY never walks the model in `eval`: `init` records each stored value's flat position
 //! in the dense tensor (4 bytes per value, persistent), and `eval` zeroes the output and
@@ -9,6 +11,7 @@
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 use super::base::check::SHORT;
+use super::base::tensors::{words, words_mut};
 use super::base::sparsity::SparseFormat;
 use crate::interpreter::{Eval, Init, Kernel, KernelError, Prepare};
 use crate::model::{BuiltinOperator, TensorType};
@@ -30,6 +33,8 @@ struct Params {
     count: u32,
     /// Elements of the dense output.
     elements: u32,
+    /// Bytes per element: 4, 2 or 1.
+    width: u32,
 }
 
 const fn bad(what: &'static str) -> KernelError {
@@ -49,12 +54,20 @@ fn format<'m>(ctx: &Prepare<'m>) -> Result<SparseFormat<'m>, KernelError> {
 fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let input = ctx.input(0)?;
     let output = ctx.output(0)?;
-    if input.dtype != TensorType::Float32 || output.dtype != TensorType::Float32 {
-        return Err(KernelError::Unsupported {
-            what: "DENSIFY of other types than FLOAT32",
-        });
+    let width = match input.dtype {
+        TensorType::Float32 => 4,
+        TensorType::Float16 => 2,
+        TensorType::Int8 => 1,
+        _ => {
+            return Err(KernelError::Unsupported {
+                what: "DENSIFY of other types than FLOAT32, FLOAT16, INT8",
+            });
+        }
+    };
+    if output.dtype != input.dtype {
+        return Err(super::base::check::OUTPUT_TYPE);
     }
-    let values = input.constant().ok_or(NOT_SPARSE)?.len() / 4;
+    let values = input.constant().ok_or(NOT_SPARSE)?.len() / width;
     if output.shape.dims() != input.shape.dims() {
         return Err(bad("DENSIFY output shape differs from its input's"));
     }
@@ -63,6 +76,7 @@ fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
             folded: 1,
             count: 0,
             elements: 0,
+            width: width as u32,
         });
         return Ok(());
     }
@@ -76,6 +90,7 @@ fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         folded: 0,
         count: n(count)?,
         elements: n(output.shape.elements())?,
+        width: width as u32,
     };
     ctx.request_persistent(count * 4);
     ctx.set_params(&params);
@@ -104,27 +119,29 @@ fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
     if p.folded != 0 {
         return Ok(());
     }
-    let values = ctx.input::<f32>(0)?;
     let table = <[u32]>::ref_from_bytes(ctx.persistent()).map_err(|_| bad("persistent bytes"))?;
-    let out = ctx.output::<f32>(0)?;
-    let short = SHORT;
-    let out = out.get_mut(..p.elements as usize).ok_or(short)?;
     let count = p.count as usize;
-    let (values, table) = (
-        values.get(..count).ok_or(short)?,
-        table.get(..count).ok_or(short)?,
-    );
-    densify(values, table, out)
+    let table = table.get(..count).ok_or(SHORT)?;
+    let (n, width) = (p.elements as usize, p.width as usize);
+    let values = ctx.input_bytes(0)?;
+    let values = values.get(..count * width).ok_or(SHORT)?;
+    let out = ctx.output_bytes(0)?.get_mut(..n * width).ok_or(SHORT)?;
+    match width {
+        4 => densify(words::<u32>(values)?, table, words_mut::<u32>(out)?),
+        2 => densify(words::<u16>(values)?, table, words_mut::<u16>(out)?),
+        _ => densify(values, table, out),
+    }
 }
 
 /// Writes the dense tensor: zeros, then each value at its flat position (a later value at the
 /// same position wins, as in TensorFlow Lite).
-pub(crate) fn densify(
-    values: &[f32],
+pub(crate) fn densify<T: Copy + Default>(
+    values: &[T],
     positions: &[u32],
-    out: &mut [f32],
+    out: &mut [T],
 ) -> Result<(), KernelError> {
-    out.fill(0.0);
+    // Zero bits are zero in every type densified.
+    out.fill(T::default());
     for (&v, &at) in values.iter().zip(positions) {
         *out.get_mut(at as usize)
             .ok_or(bad("sparse position outside the dense tensor"))? = v;

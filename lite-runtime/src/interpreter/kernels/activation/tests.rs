@@ -67,7 +67,7 @@ fn ops_elementwise_fixture_activation_outputs() {
 
 // ---- End to end: one-operator models through setup and invoke ----
 
-use super::super::one_op::{F, F32, I8, I32, model, setup_error, unary_f32, var};
+use super::super::one_op::{F, F32, I8, I16, I32, U8, model, setup_error, unary_f32, var};
 
 const X: [f32; 6] = [-3.5, -0.25, 0.0, 0.75, 5.5, 9.0];
 
@@ -80,11 +80,36 @@ fn activations_run_end_to_end() {
     assert_eq!(unary_f32(21, None, &X), each(relu6));
     let alpha = Some((75, vec![(0, F::U32(0.25f32.to_bits()))]));
     assert_eq!(unary_f32(98, alpha, &X), each(|v| leaky_relu(v, 0.25)));
+    assert_eq!(unary_f32(20, None, &X), each(relu_n1_to_1));
+    assert_eq!(unary_f32(111, None, &X), each(elu));
+}
+
+#[test]
+fn relu_n1_to_1_and_elu_at_their_edges() {
+    assert_eq!(relu_n1_to_1(-1.5), -1.0);
+    assert_eq!(relu_n1_to_1(0.25), 0.25);
+    assert_eq!(relu_n1_to_1(3.0), 1.0);
+    assert!(relu_n1_to_1(f32::NAN).is_nan());
+    assert_eq!(elu(2.0), 2.0);
+    assert_eq!(elu(-0.0), -0.0);
+    assert!((elu(-1.0) - (-0.632_120_56)).abs() < 1e-7);
+    assert!((elu(-30.0) + 1.0).abs() < 1e-7);
+}
+
+#[test]
+fn quantized_relus_refuse_what_eval_cannot_do() {
+    // int16 RELU_N1_TO_1, as LiteRT; uint8 / int8 ReLUs without quantization.
+    let e = setup_error(&model(20, None, &[var(I16, &[3]), var(I16, &[3])], 1));
+    assert!(matches!(e, KernelError::Mismatch { .. }), "{e}");
+    let e = setup_error(&model(19, None, &[var(U8, &[3]), var(U8, &[3])], 1));
+    assert!(matches!(e, KernelError::Mismatch { .. }), "{e}");
+    let e = setup_error(&model(111, None, &[var(I16, &[3]), var(I16, &[3])], 1));
+    assert!(matches!(e, KernelError::Mismatch { .. } | KernelError::Unsupported { .. }), "{e}");
 }
 
 #[test]
 fn empty_tensors_run() {
-    for code in [14, 28, 19, 21, 98] {
+    for code in [14, 28, 19, 21, 98, 20, 111] {
         assert_eq!(unary_f32(code, None, &[]), Vec::<f32>::new(), "op {code}");
     }
 }

@@ -288,5 +288,33 @@ pub(crate) fn f16_to_f32(h: u16) -> f32 {
     f32::from_bits(bits)
 }
 
+/// The per-tensor multiplier of a uint8 convolution (`PopulateConvolutionQuantizationParams`
+/// through `GetQuantizedConvolutionMultipler`): `input_scale * filter_scale` multiplied in
+/// float, then divided by `output_scale` in double. With a bias, its scale must be that
+/// product (in double) within 2% of the output scale, as the reference checks.
+pub(crate) fn legacy_conv_multiplier(
+    input_scale: f32,
+    filter_scale: f32,
+    bias_scale: Option<f32>,
+    output_scale: f32,
+) -> Result<(i32, i32), KernelError> {
+    if let Some(b) = bias_scale {
+        let product = f64::from(input_scale) * f64::from(filter_scale);
+        let ratio = (product - f64::from(b)).abs() / f64::from(output_scale);
+        if ratio.is_nan() || ratio > 0.02 {
+            return Err(KernelError::Mismatch {
+                what: "bias scale differs from input scale x filter scale",
+            });
+        }
+    }
+    let product = f64::from(input_scale * filter_scale);
+    if product.is_nan() || product < 0.0 {
+        return Err(KernelError::Mismatch {
+            what: "input scale x filter scale negative",
+        });
+    }
+    checked_multiplier(product / f64::from(output_scale), false)
+}
+
 #[cfg(test)]
 mod tests;

@@ -8,7 +8,7 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 use super::check::SHORT;
 use crate::interpreter::cast::{slice_of, slice_of_mut};
-use crate::interpreter::{Eval, KernelError};
+use crate::interpreter::{Desc, Eval, KernelError};
 use crate::model::TensorType;
 
 /// Input `i`'s first `n` elements.
@@ -42,23 +42,61 @@ pub(crate) fn output_n<'a, T: Element>(
 }
 
 /// Bytes per element of a type the data-movement kernels move as plain numbers: float32,
-/// int32, int64 and bool (strings go through [`write_strings`]).
+/// int32, int64, bool, and the quantized int8, uint8 and int16 (their bytes are copied, as
+/// TensorFlow Lite copies them; a kernel that needs the output's quantization to match the
+/// input's checks it with [`same_quantization`]). Strings go through [`write_strings`].
 ///
 /// # Errors
-/// [`KernelError::Unsupported`] for other types (quantized ones included: their kernels are
-/// not written yet).
+/// [`KernelError::Unsupported`] for other types.
 pub(crate) fn element_bytes(t: TensorType) -> Result<usize, KernelError> {
     match t {
         TensorType::Float32 | TensorType::Int32 => Ok(4),
         TensorType::Int64 => Ok(8),
-        TensorType::Bool => Ok(1),
-        TensorType::Int8 | TensorType::Uint8 | TensorType::Int16 => Err(KernelError::Unsupported {
-            what: "quantized data movement (issue 16's kernels)",
-        }),
+        TensorType::Bool | TensorType::Int8 | TensorType::Uint8 => Ok(1),
+        TensorType::Int16 => Ok(2),
         _ => Err(KernelError::Unsupported {
-            what: "element type (float32, int32, int64, bool only)",
+            what: "element type (float32, int32, int64, bool, int8, uint8, int16 only)",
         }),
     }
+}
+
+/// TensorFlow Lite's legacy per-tensor parameters of a tensor (`params.scale`,
+/// `params.zero_point`): the one scale and zero point of a per-tensor quantization, `(0, 0)`
+/// otherwise (no quantization, or one per channel).
+#[must_use]
+pub(crate) fn legacy_params(d: &Desc<'_>) -> (f32, i64) {
+    match d.quantization() {
+        Some(q) if q.scale().len() == 1 => (
+            q.scale().get(0).unwrap_or(0.0),
+            q.zero_point().get(0).unwrap_or(0),
+        ),
+        _ => (0.0, 0),
+    }
+}
+
+/// The output's quantization is the input's (TensorFlow Lite's `TF_LITE_ENSURE_EQ` on
+/// `params.scale` and `params.zero_point`, which kernels that copy quantized bytes make),
+/// and an int16 tensor's zero point is 0 when `int16_zero` (the symmetric int16 scheme).
+///
+/// # Errors
+/// A mismatch naming which.
+pub(crate) fn same_quantization(
+    input: &Desc<'_>,
+    output: &Desc<'_>,
+    int16_zero: bool,
+) -> Result<(), KernelError> {
+    let (a, b) = (legacy_params(input), legacy_params(output));
+    if a != b {
+        return Err(KernelError::Mismatch {
+            what: "output scale or zero point other than the input's",
+        });
+    }
+    if int16_zero && input.dtype == TensorType::Int16 && a.1 != 0 {
+        return Err(KernelError::Unsupported {
+            what: "int16 tensor with a non-zero zero point",
+        });
+    }
+    Ok(())
 }
 
 const MISALIGNED: KernelError = KernelError::Mismatch {

@@ -68,6 +68,22 @@ fn cast_matches_cpp_static_cast() {
     let mut us = [9u8; 2];
     cast_slice(&bools, &mut us);
     assert_eq!(us, [1, 0]);
+
+    // Unsigned 16 and 32 bits (the audio front ends' energies): from floats, u32 saturates
+    // (Arm64's `fcvtzu`), u16 goes through i32; between integers, low bits.
+    let mut u32s = [0u32; 10];
+    cast_slice(&f, &mut u32s);
+    assert_eq!(u32s, [2, 0, 0, 0, 127, 300, 0, 0, 4_294_967_295, 0]);
+    let mut u16s = [0u16; 10];
+    cast_slice(&f, &mut u16s);
+    assert_eq!(u16s, [2, 65_534, 0, 0, 127, 300, 65_407, 0, 65_535, 0]);
+    let big = [u32::MAX, 1 << 31, 7];
+    let mut i32s = [0i32; 3];
+    cast_slice(&big, &mut i32s);
+    assert_eq!(i32s, [-1, i32::MIN, 7]);
+    let mut i64s = [0i64; 3];
+    cast_slice(&big, &mut i64s);
+    assert_eq!(i64s, [4_294_967_295, 2_147_483_648, 7]);
 }
 
 proptest! {

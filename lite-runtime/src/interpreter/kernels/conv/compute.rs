@@ -198,6 +198,22 @@ pub(crate) fn folded_bias(bias: i32, input_offset: i32, row: &[i8]) -> i32 {
     bias.wrapping_add(input_offset.wrapping_mul(sum))
 }
 
+/// The uint8 CONV_2D bias with both offsets folded in: `bias + input_offset * sum(row) +
+/// len(row) * weights_offset * input_offset` (wrapping, as the reference's int32 sums).
+pub(crate) fn folded_bias_u8(bias: i32, input_offset: i32, weights_offset: i32, row: &[u8]) -> i32 {
+    let sum = row.iter().fold(0i32, |a, &w| a.wrapping_add(i32::from(w)));
+    let n = row.len() as i32;
+    bias.wrapping_add(input_offset.wrapping_mul(sum))
+        .wrapping_add(n.wrapping_mul(weights_offset).wrapping_mul(input_offset))
+}
+
+#[inline(always)]
+fn dot_u8(a: &[u8], b: &[u8]) -> i32 {
+    a.iter().zip(b).fold(0i32, |s, (&x, &w)| {
+        s.wrapping_add(i32::from(x) * i32::from(w))
+    })
+}
+
 #[inline(always)]
 fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
     a.iter().zip(b).fold(0i32, |s, (&x, &w)| {
@@ -539,6 +555,96 @@ pub(crate) fn depthwise_i8_impl(
     Ok(())
 }
 
+/// CONV_2D, uint8: `sum (x + input_offset)(w + weights_offset) + bias`, computed as
+/// `sum x w + weights_offset sum x + (bias folded with both offsets)` over a patch padded with
+/// the input zero point, then requantized with the per-tensor multiplier (kept per channel).
+#[inline(always)]
+pub(crate) fn conv_u8_impl(
+    g: &Geometry,
+    input: &[u8],
+    filter: &[u8],
+    q: &Requant<'_>,
+    out: &mut [u8],
+    patch: &mut [u8],
+) -> Result<(), KernelError> {
+    let d = Dims::of(g)?;
+    let row = g.row();
+    let input = take(input, d.input_len())?;
+    let filter = take(filter, d.out_c * row)?;
+    check_requant(q, d.out_c)?;
+    let patch = take_mut(patch, row)?;
+    let zp = u8::try_from(-g.input_offset).map_err(|_| SHORT)?;
+    let w_off = g.weights_offset;
+    let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
+    for (b, w) in Windows::new(g)? {
+        let x = gather(g, &d, input, b, &w, zp, patch)?;
+        let xsum = x.iter().fold(0i32, |a, &v| a.wrapping_add(i32::from(v)));
+        let xterm = w_off.wrapping_mul(xsum);
+        let y = pixels.next().ok_or(SHORT)?;
+        for ((((k, y), &bias), &m), &s) in filter
+            .chunks_exact(row)
+            .zip(y.iter_mut())
+            .zip(q.bias)
+            .zip(q.mult)
+            .zip(q.shift)
+        {
+            let acc = dot_u8(x, k).wrapping_add(xterm).wrapping_add(bias);
+            *y = requant_i32(acc, m, s, g) as u8;
+        }
+    }
+    Ok(())
+}
+
+/// DEPTHWISE_CONV_2D, uint8: `sum (x + input_offset)(w + weights_offset) + bias` over the
+/// in-image taps (the reference skips the others).
+#[inline(always)]
+pub(crate) fn depthwise_u8_impl(
+    g: &Geometry,
+    input: &[u8],
+    filter: &[u8],
+    q: &Requant<'_>,
+    out: &mut [u8],
+    acc: &mut [i32],
+) -> Result<(), KernelError> {
+    let d = Dims::of(g)?;
+    let dm = g.depth_mult as usize;
+    let (x_off, w_off) = (g.input_offset, g.weights_offset);
+    let input = take(input, d.input_len())?;
+    let filter = take(filter, d.f_h * d.f_w * d.out_c)?;
+    check_requant(q, d.out_c)?;
+    let acc = take_mut(acc, d.out_c)?;
+    let bias = take(q.bias, d.out_c)?;
+    let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
+    for (b, w) in Windows::new(g)? {
+        acc.copy_from_slice(bias);
+        for fy in w.fy.0..w.fy.1 {
+            for fx in w.fx.0..w.fx.1 {
+                let o = at(g, &d, b, &w, fy, fx);
+                let x = input.get(o..o + d.in_c).ok_or(SHORT)?;
+                let t = (fy * d.f_w + fx) * d.out_c;
+                let k = filter.get(t..t + d.out_c).ok_or(SHORT)?;
+                if dm == 1 {
+                    for ((a, &k), &x) in acc.iter_mut().zip(k).zip(x) {
+                        *a = a.wrapping_add((i32::from(k) + w_off) * (i32::from(x) + x_off));
+                    }
+                } else {
+                    for ((a, k), &x) in acc.chunks_exact_mut(dm).zip(k.chunks_exact(dm)).zip(x) {
+                        let x = i32::from(x) + x_off;
+                        for (a, &k) in a.iter_mut().zip(k) {
+                            *a = a.wrapping_add((i32::from(k) + w_off) * x);
+                        }
+                    }
+                }
+            }
+        }
+        let y = pixels.next().ok_or(SHORT)?;
+        for (((y, &a), &m), &s) in y.iter_mut().zip(acc.iter()).zip(q.mult).zip(q.shift) {
+            *y = requant_i32(a, m, s, g) as u8;
+        }
+    }
+    Ok(())
+}
+
 /// CONV_2D, 16x8: `sum x w + bias` in 64 bits (32 with an int32 bias), requantized; zero
 /// points are 0.
 #[inline(always)]
@@ -698,6 +804,8 @@ macro_rules! compiled_for_avx2 {
 }
 
 compiled_for_avx2! {
+    conv_u8_avx2, conv_u8_impl(g: &Geometry, input: &[u8], filter: &[u8], q: &Requant<'_>, out: &mut [u8], patch: &mut [u8]);
+    depthwise_u8_avx2, depthwise_u8_impl(g: &Geometry, input: &[u8], filter: &[u8], q: &Requant<'_>, out: &mut [u8], acc: &mut [i32]);
     conv_i16_avx2, conv_i16_impl(g: &Geometry, input: &[i16], filter: &[i8], q: &Requant<'_>, bias: Bias<'_>, out: &mut [i16], patch: &mut [i16]);
     depthwise_i16_avx2, depthwise_i16_impl(g: &Geometry, input: &[i16], filter: &[i8], q: &Requant<'_>, bias: Bias<'_>, out: &mut [i16], acc: &mut [i64]);
 }
@@ -711,6 +819,10 @@ dispatch! {
     conv_i8 => avx2::conv_i8, conv_i8_impl(g: &Geometry, input: &[i8], filter: &[i8], q: &Requant<'_>, out: &mut [i8], patch: &mut [i8], acc: &mut [i32]);
     /// DEPTHWISE_CONV_2D, int8.
     depthwise_i8 => avx2::depthwise_i8, depthwise_i8_impl(g: &Geometry, input: &[i8], filter: &[i8], q: &Requant<'_>, out: &mut [i8], acc: &mut [i32]);
+    /// CONV_2D, uint8.
+    conv_u8 => conv_u8_avx2, conv_u8_impl(g: &Geometry, input: &[u8], filter: &[u8], q: &Requant<'_>, out: &mut [u8], patch: &mut [u8]);
+    /// DEPTHWISE_CONV_2D, uint8.
+    depthwise_u8 => depthwise_u8_avx2, depthwise_u8_impl(g: &Geometry, input: &[u8], filter: &[u8], q: &Requant<'_>, out: &mut [u8], acc: &mut [i32]);
     /// CONV_2D, 16x8.
     conv_i16 => conv_i16_avx2, conv_i16_impl(g: &Geometry, input: &[i16], filter: &[i8], q: &Requant<'_>, bias: Bias<'_>, out: &mut [i16], patch: &mut [i16]);
     /// DEPTHWISE_CONV_2D, 16x8.

@@ -300,6 +300,91 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(cases())]
+
+    /// uint8 (`reference_ops::Conv` / `DepthwiseConv` with both offsets): the folded CONV_2D
+    /// and the tap-by-tap DEPTHWISE_CONV_2D against the reference's loop.
+    #[test]
+    fn uint8_convolutions_are_the_reference(
+        c in case(),
+        depthwise in any::<bool>(),
+        zp_in in 0i32..=255,
+        zp_w in 0i32..=255,
+        zp_out in 0i32..=255,
+        act in (0i32..=128, 128i32..=255),
+    ) {
+        let mut g = geometry_of(&c, depthwise, kind::UINT8);
+        g.input_offset = -zp_in;
+        g.weights_offset = -zp_w;
+        g.output_offset = zp_out;
+        (g.act_min, g.act_max) = act;
+        let (ni, nf, no) = lens(&g);
+        let mut r = Rng(c.seed);
+        let x: Vec<u8> = (0..ni).map(|_| r.int(0, 255) as u8).collect();
+        let w: Vec<u8> = (0..nf).map(|_| r.int(0, 255) as u8).collect();
+        let bias: Vec<i32> = (0..g.out_c).map(|_| r.int(-50_000, 50_000) as i32).collect();
+        // One per-tensor multiplier, kept per channel as init writes it.
+        let (m, s) = quantize_multiplier(r.int(1, 20_000) as f64 * 1e-5).unwrap();
+        let oc_n = g.out_c as usize;
+        let (mult, shift) = (vec![m; oc_n], vec![s; oc_n]);
+        let row = g.row();
+        let kept: Vec<i32> = if depthwise {
+            bias.clone()
+        } else {
+            (0..oc_n)
+                .map(|oc| folded_bias_u8(bias[oc], g.input_offset, g.weights_offset, &w[oc * row..(oc + 1) * row]))
+                .collect()
+        };
+        let q = Requant { mult: &mult, shift: &shift, bias: &kept };
+        let mut got = vec![0u8; no];
+        let mut portable = vec![0u8; no];
+        if depthwise {
+            let mut acc = vec![0i32; oc_n];
+            depthwise_u8(&g, &x, &w, &q, &mut got, &mut acc).unwrap();
+            depthwise_u8_impl(&g, &x, &w, &q, &mut portable, &mut acc).unwrap();
+        } else {
+            let mut patch = vec![0u8; row];
+            conv_u8(&g, &x, &w, &q, &mut got, &mut patch).unwrap();
+            conv_u8_impl(&g, &x, &w, &q, &mut portable, &mut patch).unwrap();
+        }
+        prop_assert_eq!(&got, &portable);
+        let mut want = vec![0u8; no];
+        let acc = Cell::new(0i32);
+        let dm = g.depth_mult as usize;
+        naive_walk(&g, |b, _, _, oc, fy, fx, iy, ix| {
+            let add = |xv: u8, wv: u8| {
+                let t = (i32::from(wv) + g.weights_offset) * (i32::from(xv) + g.input_offset);
+                acc.set(acc.get().wrapping_add(t));
+            };
+            if depthwise {
+                add(x[in_at(&g, b, iy, ix, oc / dm)], w[(fy * g.f_w as usize + fx) * oc_n + oc]);
+            } else {
+                for ic in 0..g.in_c as usize {
+                    add(x[in_at(&g, b, iy, ix, ic)], w[oc * row + (fy * g.f_w as usize + fx) * g.in_c as usize + ic]);
+                }
+            }
+        }, |o, oc| {
+            let a = acc.get().wrapping_add(bias[oc]);
+            let v = multiply_by_quantized_multiplier(a, m, s) + g.output_offset;
+            want[o] = v.max(g.act_min).min(g.act_max) as u8;
+            acc.set(0);
+        });
+        prop_assert_eq!(got, want);
+    }
+}
+
+#[test]
+fn uint8_multiplier_is_the_float_product() {
+    // GetQuantizedConvolutionMultipler: input x filter in float, then / output in double.
+    let (i, f, o) = (0.007_843_138_f32, 0.003_921_569_f32, 0.023_529_412_f32);
+    let want = quantize_multiplier(f64::from(i * f) / f64::from(o)).unwrap();
+    assert_eq!(quant::legacy_conv_multiplier(i, f, None, o).unwrap(), want);
+    // A bias scale off the product by more than 2% of the output scale is refused.
+    assert!(quant::legacy_conv_multiplier(i, f, Some(i * f), o).is_ok());
+    assert!(quant::legacy_conv_multiplier(i, f, Some(0.0), 1e-6).is_err());
+}
+
 #[test]
 fn padding_and_output_sizes_follow_tflite() {
     // SAME: ceil(in / stride); the odd pixel of padding goes after.

@@ -4,10 +4,10 @@
 
 use super::nms::{Candidates, arg_max, iou, partial_sort};
 use super::*;
-use crate::interpreter::kernels::custom_one_op::{
+use super::super::custom_one_op::{
     Flex, Tensor, const_f32, f32_bytes, flex_map, kernel_error, model, run, to_f32s, var,
 };
-use crate::interpreter::kernels::one_op::{F32, I8, U8};
+use super::super::one_op::{F32, I8, U8};
 use proptest::prelude::*;
 
 fn cases() -> ProptestConfig {

@@ -324,6 +324,61 @@ const SHORT: KernelError = KernelError::Mismatch {
     what: "sparse weights' index points past a tensor",
 };
 
+/// One multiply-accumulate of a stored weight `V` and an input `X` into an accumulator.
+pub(crate) trait Mac<V, X>: Copy {
+    /// `self + v x`, as the kernel sums.
+    fn mac(self, v: V, x: X) -> Self;
+}
+
+impl Mac<f32, f32> for f32 {
+    #[inline(always)]
+    fn mac(self, v: f32, x: f32) -> f32 {
+        self + v * x
+    }
+}
+
+impl Mac<i8, i8> for i32 {
+    #[inline(always)]
+    fn mac(self, v: i8, x: i8) -> i32 {
+        self.wrapping_add(i32::from(v) * i32::from(x))
+    }
+}
+
+impl Mac<i8, i16> for i64 {
+    #[inline(always)]
+    fn mac(self, v: i8, x: i16) -> i64 {
+        self.wrapping_add(i64::from(i32::from(v) * i32::from(x)))
+    }
+}
+
+/// For each unit `n` of one input row `x`, `f(n, sum over the stored (n, k) of w * x[k])`,
+/// each unit summed in storage order from `zero`.
+#[inline(always)]
+pub(crate) fn unit_dots<V: Copy, X: Copy, A: Mac<V, X>>(
+    index: &RowIndex<'_>,
+    values: &[V],
+    x: &[X],
+    units: usize,
+    zero: A,
+    mut f: impl FnMut(usize, A) -> Result<(), KernelError>,
+) -> Result<(), KernelError> {
+    let rows = index.rows.get(..units + 1).ok_or(SHORT)?;
+    for (n, w) in rows.windows(2).enumerate() {
+        let (s, e) = (w[0] as usize, w[1] as usize);
+        let acc = match (index.cols, index.vidx.is_empty(), index.run) {
+            (Cols::Narrow(c), true, 1) => runs::<1, _, _, _, _>(values, x, c, s, e, zero)?,
+            (Cols::Narrow(c), true, 4) => runs::<4, _, _, _, _>(values, x, c, s, e, zero)?,
+            (Cols::Narrow(c), true, 16) => runs::<16, _, _, _, _>(values, x, c, s, e, zero)?,
+            (Cols::Narrow(c), true, r) => runs_dyn(values, x, c, s, e, r, zero)?,
+            (Cols::Wide(c), true, r) => runs_dyn(values, x, c, s, e, r, zero)?,
+            (Cols::Narrow(c), false, _) => indexed(values, x, c, index.vidx, s, e, zero)?,
+            (Cols::Wide(c), false, _) => indexed(values, x, c, index.vidx, s, e, zero)?,
+        };
+        f(n, acc)?;
+    }
+    Ok(())
+}
+
 /// `out[b, n] = act(sum over the stored (n, k) of w * input[b, k] + bias[n])`, each unit
 /// summed in storage order from 0, then the bias added, as LiteRT's sparse kernels do.
 pub(crate) fn matvec(
@@ -339,7 +394,7 @@ pub(crate) fn matvec(
     if d.depth == 0 {
         return Err(SHORT);
     }
-    let rows = index.rows.get(..d.units + 1).ok_or(SHORT)?;
+    index.rows.get(..d.units + 1).ok_or(SHORT)?;
     if d.units == 0 {
         return Ok(());
     }
@@ -347,76 +402,74 @@ pub(crate) fn matvec(
         .chunks_exact(d.depth)
         .zip(out.chunks_exact_mut(d.units))
     {
-        for ((n, y), w) in y.iter_mut().enumerate().zip(rows.windows(2)) {
-            let (s, e) = (w[0] as usize, w[1] as usize);
-            let acc = match (index.cols, index.vidx.is_empty(), index.run) {
-                (Cols::Narrow(c), true, 1) => runs::<1, _>(values, x, c, s, e)?,
-                (Cols::Narrow(c), true, 4) => runs::<4, _>(values, x, c, s, e)?,
-                (Cols::Narrow(c), true, r) => runs_dyn(values, x, c, s, e, r)?,
-                (Cols::Wide(c), true, r) => runs_dyn(values, x, c, s, e, r)?,
-                (Cols::Narrow(c), false, _) => indexed(values, x, c, index.vidx, s, e)?,
-                (Cols::Wide(c), false, _) => indexed(values, x, c, index.vidx, s, e)?,
-            };
+        unit_dots(index, values, x, d.units, 0.0f32, |n, acc| {
             let b = bias.and_then(|b| b.get(n)).copied().unwrap_or(0.0);
-            *y = clamp(acc + b, d.lo, d.hi);
-        }
+            *y.get_mut(n).ok_or(SHORT)? = clamp(acc + b, d.lo, d.hi);
+            Ok(())
+        })?;
     }
     Ok(())
 }
 
 #[inline(always)]
-fn runs<const L: usize, C: Col>(
-    values: &[f32],
-    x: &[f32],
+fn runs<const L: usize, C: Col, V: Copy, X: Copy, A: Mac<V, X>>(
+    values: &[V],
+    x: &[X],
     cols: &[C],
     s: usize,
     e: usize,
-) -> Result<f32, KernelError> {
+    zero: A,
+) -> Result<A, KernelError> {
     let cols = cols.get(s..e).ok_or(SHORT)?;
     let vals = values.get(s * L..e * L).ok_or(SHORT)?;
-    let mut acc = 0.0f32;
+    let mut acc = zero;
     for (v, &c) in vals.chunks_exact(L).zip(cols) {
         let xs = x.get(c.at()..c.at() + L).ok_or(SHORT)?;
-        for (a, b) in v.iter().zip(xs) {
-            acc += a * b;
+        for (&a, &b) in v.iter().zip(xs) {
+            acc = acc.mac(a, b);
         }
     }
     Ok(acc)
 }
 
-fn runs_dyn<C: Col>(
-    values: &[f32],
-    x: &[f32],
+fn runs_dyn<C: Col, V: Copy, X: Copy, A: Mac<V, X>>(
+    values: &[V],
+    x: &[X],
     cols: &[C],
     s: usize,
     e: usize,
     run: usize,
-) -> Result<f32, KernelError> {
+    zero: A,
+) -> Result<A, KernelError> {
     let cols = cols.get(s..e).ok_or(SHORT)?;
     let vals = values.get(s * run..e * run).ok_or(SHORT)?;
-    let mut acc = 0.0f32;
+    let mut acc = zero;
     for (v, &c) in vals.chunks_exact(run).zip(cols) {
         let xs = x.get(c.at()..c.at() + run).ok_or(SHORT)?;
-        for (a, b) in v.iter().zip(xs) {
-            acc += a * b;
+        for (&a, &b) in v.iter().zip(xs) {
+            acc = acc.mac(a, b);
         }
     }
     Ok(acc)
 }
 
-fn indexed<C: Col>(
-    values: &[f32],
-    x: &[f32],
+fn indexed<C: Col, V: Copy, X: Copy, A: Mac<V, X>>(
+    values: &[V],
+    x: &[X],
     cols: &[C],
     vidx: &[u32],
     s: usize,
     e: usize,
-) -> Result<f32, KernelError> {
+    zero: A,
+) -> Result<A, KernelError> {
     let cols = cols.get(s..e).ok_or(SHORT)?;
     let vidx = vidx.get(s..e).ok_or(SHORT)?;
-    let mut acc = 0.0f32;
+    let mut acc = zero;
     for (&v, &c) in vidx.iter().zip(cols) {
-        acc += values.get(v as usize).ok_or(SHORT)? * x.get(c.at()).ok_or(SHORT)?;
+        acc = acc.mac(
+            *values.get(v as usize).ok_or(SHORT)?,
+            *x.get(c.at()).ok_or(SHORT)?,
+        );
     }
     Ok(acc)
 }

@@ -4,11 +4,11 @@
 //! compiled against them, are tests/tests/custom_ops.rs's and make_mediapipe.py's.)
 
 use super::*;
-use crate::interpreter::kernels::custom_one_op::{
+use super::super::custom_one_op::{
     Flex, Tensor, const_f32, f32_bytes, flex_map, i32_struct, kernel_error, model, run, to_f32s,
     var,
 };
-use crate::interpreter::kernels::one_op::{F32, I8};
+use super::super::one_op::{F32, I8};
 use proptest::prelude::*;
 
 fn cases() -> ProptestConfig {

@@ -153,6 +153,30 @@ proptest! {
     }
 
     #[test]
+    fn uint8_pools_are_the_reference((b, h, w, c, f, s, same, seed) in shape(), act in (0i32..=128, 128i32..=255)) {
+        // reference_ops::AveragePool / MaxPool on uint8: (sum + n / 2) / n, max from 0.
+        let mut g = geometry(b, h, w, c, f, s, same, UINT8);
+        (g.act_min, g.act_max) = act;
+        let x: Vec<u8> = data(seed, (b * h * w * c) as usize, 0, 255).into_iter().map(|v| v as u8).collect();
+        let n = (b * g.out_h * g.out_w * c) as usize;
+        let mut got = vec![0u8; n];
+        let mut acc = vec![0; c as usize];
+        average_q(&g, &x, &mut got, &mut acc).unwrap();
+        let want = naive(&g, &x, |v| {
+            let acc: i32 = v.iter().map(|&a| i32::from(a)).sum();
+            let n = v.len() as i32;
+            ((acc + n / 2) / n).max(g.act_min).min(g.act_max) as u8
+        });
+        prop_assert_eq!(&got, &want);
+        max_q(&g, &x, &mut got).unwrap();
+        let want = naive(&g, &x, |v| {
+            let m = v.iter().copied().fold(0u8, u8::max);
+            i32::from(m).max(g.act_min).min(g.act_max) as u8
+        });
+        prop_assert_eq!(got, want);
+    }
+
+    #[test]
     fn int16_pools_are_the_reference((b, h, w, c, f, s, same, seed) in shape()) {
         let mut g = geometry(b, h, w, c, f, s, same, INT16);
         (g.act_min, g.act_max) = (-32768, 32767);

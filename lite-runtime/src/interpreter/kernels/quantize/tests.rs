@@ -102,4 +102,29 @@ proptest! {
         let want: Vec<f32> = x.iter().map(|&v| (f64::from(scale) * f64::from(i32::from(v) - zp)) as f32).collect();
         prop_assert_eq!(y, want);
     }
+
+    #[test]
+    fn per_channel_dequantize_is_float_scale_times_offset(
+        dims in prop::collection::vec(1usize..5, 1..5),
+        axis_pick in any::<prop::sample::Index>(),
+        seed in any::<u32>(),
+    ) {
+        // reference_ops::PerChannelDequantize: scale[c] * (float)(x - zp[c]) in float, c the
+        // index along the quantized dimension.
+        let axis = axis_pick.index(dims.len());
+        let channels = dims[axis];
+        let inner: usize = dims[axis + 1..].iter().product();
+        let n: usize = dims.iter().product();
+        let scales: Vec<f32> = (0..channels).map(|c| (c as f32 + 1.0) * 0.013 + seed as f32 * 1e-12).collect();
+        let zps: Vec<i32> = (0..channels).map(|c| c as i32 * 7 - 10).collect();
+        let x: Vec<i8> = (0..n).map(|i| (i as u32).wrapping_mul(2_654_435_761).wrapping_add(seed) as i8).collect();
+        let p = Params { channels: channels as u32, inner: inner as u32, ..Params::default() };
+        let mut y = vec![f32::NAN; n];
+        dequantize_per_channel(&p, &scales, &zps, &x, &mut y).unwrap();
+        let want: Vec<f32> = x.iter().enumerate().map(|(i, &v)| {
+            let c = (i / inner) % channels;
+            scales[c] * (i32::from(v) - zps[c]) as f32
+        }).collect();
+        prop_assert_eq!(y, want);
+    }
 }

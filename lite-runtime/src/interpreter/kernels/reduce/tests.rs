@@ -1,9 +1,9 @@
 //! The reductions' math against naive per-index references written as TensorFlow Lite's
 //! reference kernels walk the input (so float sums compare exactly).
 
-use super::*;
-use super::super::row_major::{strides};
 use super::super::base::check::reduced_shape;
+use super::super::row_major::strides;
+use super::*;
 use crate::interpreter::Shape;
 use proptest::prelude::*;
 
@@ -229,7 +229,10 @@ proptest! {
 
 use super::super::one_op;
 
-use one_op::{F, F32, I32, I64, U8, const_i32, const_i64, f32s, kernel_error, model, run, to_f32s, to_i32s, to_i64s, var};
+use one_op::{
+    F, F32, I32, I64, U8, const_i32, const_i64, f32s, kernel_error, model, run, to_f32s, to_i32s,
+    to_i64s, var,
+};
 
 fn keep(k: bool) -> one_op::Opts {
     Some((27, vec![(0, F::U8(u8::from(k)))]))
@@ -342,10 +345,10 @@ fn reduction_setup_refuses_bad_operators() {
     let t = [var(F32, &[2, 3]), var(I32, &[1]), var(F32, &[2])];
     let e = kernel_error(run(&model(74, keep(false), &t, 2), &[]).unwrap_err());
     assert!(matches!(e, KernelError::Unsupported { .. }), "{e}");
-    // Quantized input: issue 16.
+    // A uint8 MEAN is quantized: without a scale and zero point it is refused.
     let t = [var(U8, &[2, 3]), const_i32(&[1], &[1]), var(U8, &[2])];
     let e = err(model(40, keep(false), &t, 2));
-    assert!(matches!(e, KernelError::Unsupported { .. }), "{e}");
+    assert!(matches!(e, KernelError::Mismatch { .. }), "{e}");
     // ARG_MAX: output type other than the options', axis out of range, empty axis.
     let opts = || Some((40, vec![(0, F::U8(I64))]));
     let t = [var(F32, &[2, 3]), const_i32(&[], &[1]), var(I32, &[2])];
@@ -354,4 +357,104 @@ fn reduction_setup_refuses_bad_operators() {
     assert!(mismatch(err(model(56, opts(), &t, 2))));
     let t = [var(F32, &[2, 0]), const_i32(&[], &[1]), var(I64, &[2])];
     assert!(mismatch(err(model(56, opts(), &t, 2))));
+}
+
+#[test]
+fn min_prod_any_all_run_end_to_end() {
+    // REDUCE_MIN over axis 1, REDUCE_PROD over everything (LiteRT's ReduceAllDims start).
+    let t = [
+        var(F32, &[2, 3, 4]),
+        const_i32(&[1], &[1]),
+        var(F32, &[2, 4]),
+    ];
+    let out = run(&model(89, keep(false), &t, 2), &[&f32s(&iota())]).unwrap();
+    assert_eq!(
+        to_f32s(&out[0]),
+        [0.0, 1.0, 2.0, 3.0, 12.0, 13.0, 14.0, 15.0]
+    );
+    let t = [var(F32, &[4]), const_i32(&[1], &[0]), var(F32, &[])];
+    let out = run(
+        &model(81, keep(false), &t, 2),
+        &[&f32s(&[1.5, -2.0, 3.0, 0.5])],
+    )
+    .unwrap();
+    assert_eq!(to_f32s(&out[0]), [-4.5]);
+    // int32 products wrap.
+    let x: Vec<u8> = [65536, 65536, 3, -2]
+        .iter()
+        .flat_map(|v: &i32| v.to_ne_bytes())
+        .collect();
+    let t = [var(I32, &[2, 2]), const_i32(&[1], &[1]), var(I32, &[2])];
+    let out = run(&model(81, keep(false), &t, 2), &[&x]).unwrap();
+    assert_eq!(to_i32s(&out[0]), [0, -6]);
+    // REDUCE_ANY / REDUCE_ALL over bools, and an empty axis giving their initial values.
+    let x = [1u8, 0, 0, 0, 1, 1];
+    for (code, want) in [(91, [1u8, 0, 1]), (140, [0, 0, 1])] {
+        let t = [
+            var(one_op::BOOL, &[3, 2]),
+            const_i32(&[1], &[1]),
+            var(one_op::BOOL, &[3]),
+        ];
+        assert_eq!(
+            run(&model(code, keep(false), &t, 2), &[&x]).unwrap()[0],
+            want,
+            "op {code}"
+        );
+        let t = [
+            var(one_op::BOOL, &[2, 0]),
+            const_i32(&[1], &[1]),
+            var(one_op::BOOL, &[2]),
+        ];
+        let init = u8::from(code == 140);
+        assert_eq!(
+            run(&model(code, keep(false), &t, 2), &[&[]]).unwrap()[0],
+            [init, init]
+        );
+    }
+}
+
+#[test]
+fn new_reductions_refuse_other_types() {
+    // REDUCE_ANY of floats, REDUCE_PROD of bools, REDUCE_MIN of int8 without quantization
+    // matching (a missing quantization reads as 0 and 0 on both sides, so it runs).
+    let t = [var(F32, &[2, 3]), const_i32(&[1], &[1]), var(F32, &[2])];
+    assert!(matches!(
+        kernel_error(run(&model(91, keep(false), &t, 2), &[]).unwrap_err()),
+        KernelError::Unsupported { .. }
+    ));
+    let t = [
+        var(one_op::BOOL, &[2, 3]),
+        const_i32(&[1], &[1]),
+        var(one_op::BOOL, &[2]),
+    ];
+    assert!(matches!(
+        kernel_error(run(&model(81, keep(false), &t, 2), &[]).unwrap_err()),
+        KernelError::Unsupported { .. }
+    ));
+    let t = [
+        var(one_op::I8, &[2, 3]),
+        const_i32(&[1], &[1]),
+        var(one_op::I8, &[2]),
+    ];
+    let x = [1u8, 0xff, 3, 0x80, 2, 2];
+    assert_eq!(
+        run(&model(89, keep(false), &t, 2), &[&x]).unwrap()[0],
+        [0xff, 0x80]
+    );
+}
+
+proptest! {
+    #![proptest_config(cases())]
+    #[test]
+    fn min_and_prod_fold_as_the_reference((dims, mask) in shape_and_mask(), seed in any::<u32>()) {
+        let n: usize = dims.iter().product();
+        let x: Vec<i32> = (0..n as u32).map(|v| (v.wrapping_mul(seed) % 7) as i32 - 3).collect();
+        let s = segs(&dims, mask);
+        let no: usize = naive_fold(&x, &dims, mask, 0, |a, _| a).len();
+        for (init, f) in [(i32::MAX, <i32 as Reduce>::min as fn(i32, i32) -> i32), (1, <i32 as Reduce>::mul)] {
+            let mut y = vec![init; no];
+            fold_into(&x, &mut y, &s, f).unwrap();
+            prop_assert_eq!(y, naive_fold(&x, &dims, mask, init, f));
+        }
+    }
 }

@@ -1,6 +1,6 @@
 //! CONCATENATION of quantized tensors: each input's rows copied side by side, as the float
-//! kernel does with bytes. An int8 input whose scale or zero point differs from the output's
-//! is requantized on the way (`ConcatenationWithScaling`'s formula: `round(q * s + b) +
+//! kernel does with bytes. An int8 or uint8 input whose scale or zero point differs from the
+//! output's is requantized on the way (`ConcatenationWithScaling`'s formula: `round(q * s + b) +
 //! zero_point` with `s = input_scale / output_scale`, `b = -input_zero_point * s` in
 //! `float`; LiteRT's int8 kernel refuses such inputs, its uint8 kernel computes this). Int16
 //! inputs must have zero point 0 and are copied as they are, as LiteRT does. A fused
@@ -19,6 +19,8 @@ struct Params {
     /// Bytes per element (1 or 2).
     element: u32,
     output_zero_point: i32,
+    /// 1: uint8.
+    unsigned: u32,
 }
 
 /// Per input: how its values map to the output's (`same` 1: copied).
@@ -35,7 +37,7 @@ const RESCALE: usize = core::mem::size_of::<Rescale>();
 
 /// Whether this file runs CONCATENATION for an input of type `t`.
 pub(crate) fn handles(t: TensorType) -> bool {
-    matches!(t, TensorType::Int8 | TensorType::Int16)
+    matches!(t, TensorType::Int8 | TensorType::Uint8 | TensorType::Int16)
 }
 
 pub(crate) fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
@@ -43,11 +45,11 @@ pub(crate) fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let first = ctx.input(0)?;
     let output = ctx.output(0)?;
     let element = match first.dtype {
-        TensorType::Int8 => 1,
+        TensorType::Int8 | TensorType::Uint8 => 1,
         TensorType::Int16 => 2,
         _ => {
             return Err(KernelError::Unsupported {
-                what: "quantized CONCATENATION other than int8 or int16",
+                what: "quantized CONCATENATION other than int8, uint8 or int16",
             });
         }
     };
@@ -73,6 +75,7 @@ pub(crate) fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         outer: check::dim(outer)?,
         element,
         output_zero_point: out_zp,
+        unsigned: u32::from(first.dtype == TensorType::Uint8),
     });
     Ok(())
 }
@@ -117,10 +120,10 @@ pub(crate) fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
     Ok(())
 }
 
-/// One int8 value at the output's scale, clamped.
+/// One value at the output's scale, clamped to `lo..=hi`.
 #[inline]
-fn requantize(q: i8, r: &Rescale, output_zero_point: i32) -> i8 {
-    quant::requantize_float(i32::from(q), r.scale, r.bias, output_zero_point).clamp(-128, 127) as i8
+fn requantize(q: i32, r: &Rescale, output_zero_point: i32, lo: i32, hi: i32) -> i32 {
+    quant::requantize_float(q, r.scale, r.bias, output_zero_point).clamp(lo, hi)
 }
 
 pub(crate) fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
@@ -157,8 +160,15 @@ pub(crate) fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
             if rescale.same != 0 {
                 d.copy_from_slice(src);
             } else {
-                for (d, &s) in d.iter_mut().zip(src) {
-                    *d = requantize(s as i8, rescale, p.output_zero_point) as u8;
+                let zp = p.output_zero_point;
+                if p.unsigned != 0 {
+                    for (d, &s) in d.iter_mut().zip(src) {
+                        *d = requantize(i32::from(s), rescale, zp, 0, 255) as u8;
+                    }
+                } else {
+                    for (d, &s) in d.iter_mut().zip(src) {
+                        *d = requantize(i32::from(s as i8), rescale, zp, -128, 127) as u8;
+                    }
                 }
             }
         }

@@ -348,12 +348,15 @@ fn fill_dims_must_be_the_output_shape() {
 }
 
 #[test]
-fn element_types_quantized_refused() {
+fn element_types_moved() {
     assert_eq!(element_bytes(TensorType::Float32), Ok(4));
     assert_eq!(element_bytes(TensorType::Int64), Ok(8));
     assert_eq!(element_bytes(TensorType::Bool), Ok(1));
+    assert_eq!(element_bytes(TensorType::Int8), Ok(1));
+    assert_eq!(element_bytes(TensorType::Uint8), Ok(1));
+    assert_eq!(element_bytes(TensorType::Int16), Ok(2));
     assert!(matches!(
-        element_bytes(TensorType::Int8),
+        element_bytes(TensorType::Float16),
         Err(KernelError::Unsupported { .. })
     ));
     assert!(element_bytes(TensorType::String).is_err());

@@ -19,9 +19,9 @@ use crate::model::{SoftmaxOptions, TensorType};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 /// Q5.26 differences (`kScaledDiffIntegerBits`).
-const SCALED_DIFF_INTEGER_BITS: i32 = 5;
+pub(crate) const SCALED_DIFF_INTEGER_BITS: i32 = 5;
 /// Q12.19 sum of exponentials (`kAccumulationIntegerBits`).
-const ACCUMULATION_INTEGER_BITS: i32 = 12;
+pub(crate) const ACCUMULATION_INTEGER_BITS: i32 = 12;
 
 const I8_TO_I8: u32 = 0;
 const I8_TO_I16: u32 = 1;
@@ -45,7 +45,7 @@ pub(crate) fn handles(t: TensorType) -> bool {
 
 /// `PreprocessSoftmaxScaling` (double rounding build) and `CalculateInputRadius`:
 /// `(multiplier, left_shift, diff_min)`.
-fn int8_scaling(beta: f64, input_scale: f64) -> Result<(i32, i32, i32), KernelError> {
+pub(crate) fn int8_scaling(beta: f64, input_scale: f64) -> Result<(i32, i32, i32), KernelError> {
     let max_real = f64::from(i32::MAX);
     let real = (beta * input_scale * f64::from(1 << (31 - SCALED_DIFF_INTEGER_BITS))).min(max_real);
     let (m, shift) = quant::quantize_multiplier(real).ok_or(KernelError::Unsupported {

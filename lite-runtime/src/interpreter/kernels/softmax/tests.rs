@@ -127,3 +127,11 @@ fn ops_elementwise_fixture_softmax_outputs() {
     log_softmax_rows(&a, &mut y, 4);
     check(&y, "out19");
 }
+
+#[test]
+fn quantized_log_softmax_refuses_other_output_quantizations() {
+    use super::super::one_op::{I8, model, setup_error, var};
+    // No quantization at all: the fixed output scale cannot be checked.
+    let e = setup_error(&model(50, None, &[var(I8, &[2, 3]), var(I8, &[2, 3])], 1));
+    assert!(matches!(e, KernelError::Mismatch { .. }), "{e}");
+}

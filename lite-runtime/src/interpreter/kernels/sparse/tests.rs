@@ -9,6 +9,13 @@ fn densify_scatters_into_zeros_and_refuses_positions_outside() {
     densify(&[1.0, 2.0], &[4, 1], &mut out).unwrap();
     assert_eq!(out, [0.0, 2.0, 0.0, 0.0, 1.0]);
     assert!(densify(&[1.0], &[5], &mut out).is_err());
+    // float16 (as bits) and int8 move the same way.
+    let mut half = [7u16; 3];
+    densify(&[0x3c00, 0xc000], &[2, 0], &mut half).unwrap();
+    assert_eq!(half, [0xc000, 0, 0x3c00]);
+    let mut bytes = [7i8; 4];
+    densify(&[-5, 9], &[1, 3], &mut bytes).unwrap();
+    assert_eq!(bytes, [0, -5, 0, 9]);
 }
 
 #[cfg(feature = "std")]

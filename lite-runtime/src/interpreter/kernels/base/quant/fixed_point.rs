@@ -155,5 +155,119 @@ pub(crate) fn reciprocal(x: i32, integer_digits: i32) -> (i32, i32) {
     )
 }
 
+/// `SaturatingAddNonGemmlowp` on `int32`.
+#[inline]
+fn saturating_add(a: i32, b: i32) -> i32 {
+    a.saturating_add(b)
+}
+
+/// `SaturatingSub` on `int32`.
+#[inline]
+fn saturating_sub(a: i32, b: i32) -> i32 {
+    a.saturating_sub(b)
+}
+
+/// `SaturatingRoundingMultiplyByPOTParam` for the exponents `log_x` uses (`0..=31`): a
+/// saturating left shift.
+#[inline]
+fn saturating_shift_left(x: i32, exponent: i32) -> i32 {
+    saturating_rounding_multiply_by_pot(x, exponent.clamp(0, 31))
+}
+
+/// `log_x_for_x_greater_than_or_equal_to_1<OUT, IN>` (TensorFlow Lite's `common.h`): `ln(x)`
+/// of a fixed-point `x >= 1` with `IN` integer bits, as a fixed-point number with `OUT`
+/// integer bits (LOG_SOFTMAX's log of the sum of exponentials).
+#[must_use]
+pub(crate) fn log_x_for_x_greater_than_or_equal_to_1<const OUT: i32, const IN: i32>(
+    input: i32,
+) -> i32 {
+    const LOG_2: i32 = 1_488_522_236;
+    const SQRT_SQRT_HALF: i32 = 1_805_811_301;
+    const SQRT_HALF: i32 = 1_518_500_250;
+    const ONE_QUARTER: i32 = 536_870_912;
+    const ALPHA_N: i32 = 117_049_297;
+    const ALPHA_D: i32 = 127_690_142;
+    const ALPHA_I: i32 = 1_057_819_769;
+    const ALPHA_F: i32 = 638_450_708;
+    // One bit of headroom over the output (`kAccumIntegerBits`).
+    let accum = OUT + 1;
+    // Rescale<accum> of a Q0.31 value.
+    let shifted_quarter = saturating_rounding_multiply_by_pot(ONE_QUARTER, -accum);
+    let z_a = input;
+    let z_a_headroom_plus_1 = (z_a as u32).leading_zeros() as i32;
+    let r_a_tmp = saturating_shift_left(z_a, z_a_headroom_plus_1 - 1);
+    let r_a_raw = saturating_shift_left(mul(r_a_tmp, SQRT_HALF), 1);
+    let z_a_pow_2_adj = saturating_add(
+        saturating_shift_left(IN - z_a_headroom_plus_1, 31 - accum),
+        shifted_quarter,
+    );
+    let z_b = mul(z_a, SQRT_HALF);
+    let z_b_headroom = (z_b as u32).leading_zeros() as i32 - 1;
+    let r_b_raw = saturating_shift_left(z_a, z_b_headroom);
+    let z_b_pow_2_adj = saturating_sub(
+        saturating_shift_left(IN - z_b_headroom, 31 - accum),
+        shifted_quarter,
+    );
+    let r = r_a_raw.min(r_b_raw);
+    let z_pow_2_adj = z_a_pow_2_adj.max(z_b_pow_2_adj);
+    let p = rounding_half_sum(r, SQRT_SQRT_HALF);
+    let q = r.wrapping_sub(SQRT_SQRT_HALF);
+    let q = q.wrapping_add(q);
+    let common_sq = mul(q, q);
+    let num = mul(q, r).wrapping_add(mul(mul(q, common_sq), ALPHA_N));
+    let denom_minus_one = mul(
+        p,
+        ALPHA_I
+            .wrapping_add(q)
+            .wrapping_add(mul(ALPHA_D, common_sq)),
+    )
+    .wrapping_add(mul(ALPHA_F, q));
+    let recip_denom = one_over_one_plus_x_for_x_in_0_1(denom_minus_one);
+    let num_scaled = saturating_rounding_multiply_by_pot(num, -accum);
+    let sum = mul(z_pow_2_adj, LOG_2).wrapping_add(mul(num_scaled, recip_denom));
+    // Rescale<OUT> from `accum` integer bits.
+    saturating_rounding_multiply_by_pot(sum, accum - OUT)
+}
+
+/// `GetInvSqrtQuantizedMultiplierExp`: `1 / sqrt(input)` as a Q0.31 multiplier and a shift
+/// (times `reverse_shift`: -1 gives a left shift as `MultiplyByQuantizedMultiplier` takes
+/// it), by five Newton-Raphson steps in Q3.28. Inputs 0 and 1 give `(i32::MAX, 0)`.
+#[must_use]
+pub(crate) fn inv_sqrt_quantized_multiplier_exp(input: i32, reverse_shift: i32) -> (i32, i32) {
+    if input <= 1 {
+        return (i32::MAX, 0);
+    }
+    let mut input = input;
+    let mut shift = 11i32;
+    while input >= 1 << 29 {
+        input /= 4;
+        shift += 1;
+    }
+    let max_left_shift_bits = (input as u32).leading_zeros() - 1;
+    let pairs = (max_left_shift_bits / 2).saturating_sub(1);
+    shift -= pairs as i32;
+    input <<= 2 * pairs;
+    let fixed_input = input >> 1;
+    let half_input = saturating_rounding_multiply_by_pot(fixed_input, -1);
+    const HALF_THREE: i32 = (1 << 28) + (1 << 27);
+    const HALF_SQRT_2: i32 = 1_518_500_250;
+    let mut x: i32 = 1 << 28;
+    for _ in 0..5 {
+        // Q3 * Q3 * Q3 is Q9; back to Q3.
+        let x3 = saturating_rounding_multiply_by_pot(mul(mul(x, x), x), 6);
+        // Q3 * Q3 is Q6; back to Q3.
+        x = saturating_rounding_multiply_by_pot(
+            mul(HALF_THREE, x).wrapping_sub(mul(half_input, x3)),
+            3,
+        );
+    }
+    let mut out = mul(x, HALF_SQRT_2);
+    if shift < 0 {
+        out = out.wrapping_shl(shift.unsigned_abs());
+        shift = 0;
+    }
+    (out, shift.wrapping_mul(reverse_shift))
+}
+
 #[cfg(test)]
 mod tests;

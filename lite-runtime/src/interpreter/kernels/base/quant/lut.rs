@@ -208,5 +208,79 @@ pub(crate) fn int16_input_scaling(f: Function, in_scale: f32) -> Result<(i32, u3
     Ok((multiplier as i32, shift))
 }
 
+/// `LUTPopulate<uint8_t>`: `table[v] = clamp(round(f(in_scale * (v - in_zp)) / out_scale) +
+/// out_zp)` in `f32`, the int8 table's arithmetic over `0..=255`.
+pub(crate) fn populate_u8(
+    in_scale: f32,
+    in_zp: i32,
+    out_scale: f32,
+    out_zp: i32,
+    f: impl Fn(f32) -> f32,
+    table: &mut [u8; 256],
+) {
+    let inverse_scale = 1.0 / out_scale;
+    for (v, slot) in (0i32..).zip(table.iter_mut()) {
+        let dequantized = in_scale * (v - in_zp) as f32;
+        let rescaled = libm::roundf(f(dequantized) * inverse_scale);
+        // C's float-to-int conversion; saturating here where C is undefined.
+        let q = (rescaled + out_zp as f32) as i32;
+        *slot = q.clamp(0, 255) as u8;
+    }
+}
+
+/// `LUTPopulateInt16<float>` (the `LUTPopulate<int16_t>` every int16 table op but softmax
+/// uses): [`populate_i16`]'s sampling with every step in `f32`.
+pub(crate) fn populate_i16_f32(
+    in_scale: f32,
+    in_zp: i32,
+    out_scale: f32,
+    out_zp: i32,
+    f: impl Fn(f32) -> f32,
+    lut: &mut [i16; LUT16],
+) {
+    let input_min = in_scale * (i32::from(i16::MIN) - in_zp) as f32;
+    let input_max = in_scale * (i32::from(i16::MAX) - in_zp) as f32;
+    let output_min = out_scale * (i32::from(i16::MIN) - out_zp) as f32;
+    let output_max = out_scale * (i32::from(i16::MAX) - out_zp) as f32;
+    let step = (input_max - input_min) / 512.0;
+    let half_step = step / 2.0;
+    let scaling_inv = 65536.0 / (output_max - output_min);
+    let (table_min, table_max) = (f32::from(i16::MIN), f32::from(i16::MAX));
+    for (i, slot) in (0i32..).zip(lut.iter_mut().take(512)) {
+        let i = i as f32;
+        let val = f(input_min + i * step);
+        let val_midpoint = f(input_min + i * step + half_step);
+        let val_next = f(input_min + (i + 1.0) * step);
+        let sample_val = libm::roundf(val * scaling_inv);
+        let midpoint_interp_val =
+            libm::roundf((val_next * scaling_inv + libm::roundf(val * scaling_inv)) / 2.0);
+        let midpoint_val = libm::roundf(val_midpoint * scaling_inv);
+        let midpoint_err = midpoint_interp_val - midpoint_val;
+        let bias = libm::roundf(midpoint_err / 2.0);
+        // std::min / std::max as the reference orders them; a NaN sample stays NaN and
+        // converts to 0 (x86 converts it to INT_MIN, whose low 16 bits are 0).
+        *slot = clamp_f32(sample_val - bias, table_min, table_max) as i16;
+    }
+    lut[512] = clamp_f32(
+        libm::roundf(f(input_max) * scaling_inv),
+        table_min,
+        table_max,
+    ) as i16;
+}
+
+/// `std::min(std::max(v, lo), hi)` (a NaN `v` stays NaN).
+#[inline]
+fn clamp_f32(v: f32, lo: f32, hi: f32) -> f32 {
+    let a = if v < lo { lo } else { v };
+    if hi < a { hi } else { a }
+}
+
+/// `LUTLookup` over a slice: `y[i] = lookup_i16(x[i])`.
+pub(crate) fn lookup_i16_slice(x: &[i16], y: &mut [i16], lut: &[i16; LUT16]) {
+    for (y, &x) in y.iter_mut().zip(x) {
+        *y = lookup_i16(x, lut);
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -69,4 +69,46 @@ proptest! {
         let want: i64 = x.iter().zip(&w).map(|(&a, &b)| i64::from(a) * i64::from(b)).sum();
         prop_assert_eq!(dot16(&x, &w), want);
     }
+
+    /// uint8 (`reference_ops::FullyConnected` taking the scales): both offsets, the int32 sum
+    /// and the double requantization, against the split sum with `u8 x u8` dot products.
+    #[test]
+    fn uint8_split_sum_equals_reference(
+        depth in 1usize..40,
+        units in 1usize..6,
+        batches in 1usize..3,
+        zps in (0i32..=255, 0i32..=255, 0i32..=255),
+        scale in 1e-4f64..0.1,
+        seed in any::<u64>(),
+    ) {
+        let (io, fo, oo) = (-zps.0, -zps.1, zps.2);
+        let mut s = seed;
+        let mut next = || { s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); (s >> 33) as i32 };
+        let x: Vec<u8> = (0..batches * depth).map(|_| next() as u8).collect();
+        let w: Vec<u8> = (0..units * depth).map(|_| next() as u8).collect();
+        let bias: Vec<i32> = (0..units).map(|_| next() % 5000).collect();
+        let mut want = Vec::new();
+        for row in x.chunks(depth) {
+            for n in 0..units {
+                let mut acc: i32 = 0;
+                for d in 0..depth {
+                    acc += (i32::from(w[n * depth + d]) + fo) * (i32::from(row[d]) + io);
+                }
+                acc += bias[n];
+                let v = (f64::from(acc) * scale).round() as i32 + oo;
+                want.push(v.clamp(0, 255) as u8);
+            }
+        }
+        let mut got = Vec::new();
+        for row in x.chunks(depth) {
+            let xsum = i64::from(fo) * row.iter().map(|&v| i64::from(v)).sum::<i64>();
+            for n in 0..units {
+                let wr = &w[n * depth..(n + 1) * depth];
+                let c = i64::from(bias[n]) + weights_term(wr, io, fo);
+                let acc = i64::from(dot_u8(row, wr)) + xsum + c;
+                got.push(requantize(acc, true, scale, oo, 0, 255) as u8);
+            }
+        }
+        prop_assert_eq!(got, want);
+    }
 }

@@ -3,7 +3,7 @@
 
 use super::super::super::base::sparsity::SparseFormat;
 use super::super::super::base::sparsity::encoded::*;
-use super::{Dims, Plan, RowIndex, build, matvec};
+use super::{Dims, Plan, RowIndex, build, matvec, unit_dots};
 use crate::interpreter::KernelError;
 use proptest::prelude::*;
 
@@ -72,6 +72,38 @@ proptest! {
             let (plan, got) = sparse_fc(&f, &e.values, &x, bias, d).unwrap();
             // Same non-zeros in the same k order: equal exactly (only zeros are skipped).
             prop_assert_eq!(&got, &want, "{:?} {:?}", e, plan);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(super::super::super::proptest_config::cases(256, 4))]
+
+    /// int8 weights (LiteRT's sparse int8 kernel): each unit's `sum w x` over the stored
+    /// values, in wrapping 32 bits, equals the dense integer dot product in every encoding.
+    #[test]
+    fn int8_units_sum_like_dense((rows, cols, m, br, bc, widths) in case(), seed in any::<u32>()) {
+        let m: Vec<f32> = m.iter().map(|&v| (v * 40.0).round().clamp(-127.0, 127.0)).collect();
+        let x: Vec<i8> = (0..cols).map(|i| (i as u32).wrapping_mul(2_654_435_761).wrapping_add(seed) as i8).collect();
+        let want: Vec<i32> = (0..rows)
+            .map(|n| (0..cols).map(|k| m[n * cols + k] as i32 * i32::from(x[k])).sum())
+            .collect();
+        for e in [csr(&m, rows, cols), csc(&m, rows, cols), blocked(&m, rows, cols, br, bc), blocked(&m, rows, cols, 1, bc)] {
+            let stored = Stored::new(&e, &widths);
+            let f = stored.format(&e).unwrap();
+            let values: Vec<i8> = e.values.iter().map(|&v| v as i8).collect();
+            let plan = Plan::new(&f, rows, cols, values.len()).unwrap();
+            let bytes = plan.bytes(rows).unwrap();
+            let mut words = vec![0u32; bytes.div_ceil(4)];
+            let persistent = &mut zerocopy::IntoBytes::as_mut_bytes(&mut words[..])[..bytes];
+            build(&f, plan, rows, cols, persistent).unwrap();
+            let index = RowIndex::view(plan, rows, persistent).unwrap();
+            let mut got = vec![0i32; rows];
+            unit_dots(&index, &values, &x, rows, 0i32, |n, acc| {
+                got[n] = acc;
+                Ok(())
+            }).unwrap();
+            prop_assert_eq!(&got, &want, "{:?}", e);
         }
     }
 }

@@ -13,7 +13,7 @@ proptest! {
     ) {
         let scale = s * (1.0 / so);
         let r = Rescale { scale, bias: -(zp as f32) * scale, same: 0, _pad: 0 };
-        let got = f64::from(requantize(q, &r, zo));
+        let got = f64::from(requantize(i32::from(q), &r, zo, -128, 127));
         let real = f64::from(s) * (f64::from(q) - f64::from(zp)) / f64::from(so) + f64::from(zo);
         let want = real.round().clamp(-128.0, 127.0);
         // float rounding of scale and bias can move a value by one next to a tie.

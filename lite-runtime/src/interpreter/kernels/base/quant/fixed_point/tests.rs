@@ -74,3 +74,30 @@ fn int16_rounding_divide_past_15_bits_is_cs() {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(super::super::super::super::proptest_config::cases(512, 8))]
+
+    #[test]
+    fn log_is_close_to_ln(raw in (1i32 << 19)..=i32::MAX) {
+        // Q12.19 in, Q5.26 out (LOG_SOFTMAX's formats).
+        let x = f64::from(raw) / f64::from(1 << 19);
+        let got = f64::from(log_x_for_x_greater_than_or_equal_to_1::<5, 12>(raw))
+            / f64::from(1 << 26);
+        prop_assert!((got - x.ln()).abs() < 1e-5, "{} {} {}", x, got, x.ln());
+    }
+
+    #[test]
+    fn inv_sqrt_is_close_to_the_inverse_square_root(v in 2i32..=i32::MAX) {
+        let (m, s) = inv_sqrt_quantized_multiplier_exp(v, -1);
+        let got = f64::from(m) * 2f64.powi(s - 31);
+        let want = 1.0 / f64::from(v).sqrt();
+        prop_assert!((got - want).abs() <= 1e-5 * want, "{v}: {got} {want}");
+    }
+}
+
+#[test]
+fn inv_sqrt_of_zero_and_one_is_the_largest_multiplier() {
+    assert_eq!(inv_sqrt_quantized_multiplier_exp(0, -1), (i32::MAX, 0));
+    assert_eq!(inv_sqrt_quantized_multiplier_exp(1, -1), (i32::MAX, 0));
+}

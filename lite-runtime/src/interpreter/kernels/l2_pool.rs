@@ -1,0 +1,159 @@
+//! L2_POOL_2D (NHWC, float32), as TensorFlow Lite's reference kernel (`reference_ops::L2Pool`):
+//! per output value, `sqrt(sum x^2 / count)` over the window clipped to the image (padding
+//! never counted), the squares summed row by row, then the fused activation. LiteRT has no
+//! quantized L2 pool.
+
+use super::base::check::{self, SHORT};
+use super::base::fused::{clamp, float_range};
+use super::base::window::{out_size, pad_before};
+use crate::interpreter::{Eval, Kernel, KernelError, Prepare};
+use crate::model::{BuiltinOperator, Padding, Pool2DOptions, TensorType};
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
+
+/// L2_POOL_2D.
+pub static L2_POOL_2D: Kernel = Kernel {
+    op: BuiltinOperator::L2Pool2D,
+    prepare,
+    init: None,
+    eval,
+};
+
+/// The pool's sizes and clamp.
+#[derive(Clone, Copy, Debug, Default, PartialEq, FromBytes, IntoBytes, KnownLayout, Immutable)]
+#[repr(C)]
+pub(super) struct Geometry {
+    pub batches: u32,
+    pub in_h: u32,
+    pub in_w: u32,
+    pub channels: u32,
+    pub out_h: u32,
+    pub out_w: u32,
+    pub f_h: u32,
+    pub f_w: u32,
+    pub stride_h: u32,
+    pub stride_w: u32,
+    pub pad_h: u32,
+    pub pad_w: u32,
+    pub lo: f32,
+    pub hi: f32,
+}
+
+fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
+    let o: Pool2DOptions = ctx.options()?;
+    if !matches!(o.padding, Padding::Same | Padding::Valid) {
+        return Err(KernelError::Unsupported { what: "padding" });
+    }
+    let input = ctx.input(0)?;
+    let output = ctx.output(0)?;
+    if input.shape.rank() != 4 || output.shape.rank() != 4 {
+        return Err(KernelError::Mismatch {
+            what: "input or output not 4-D",
+        });
+    }
+    check::output_type(&input, &output)?;
+    if input.dtype != TensorType::Float32 {
+        return Err(KernelError::Unsupported {
+            what: "L2_POOL_2D of other types than FLOAT32",
+        });
+    }
+    let positive = |v: i32| {
+        u32::try_from(v)
+            .ok()
+            .filter(|&v| v > 0 && v < 1 << 16)
+            .ok_or(KernelError::Mismatch {
+                what: "filter size or stride not in 1..65536",
+            })
+    };
+    let (f_h, f_w) = (positive(o.filter_height)?, positive(o.filter_width)?);
+    let (s_h, s_w) = (positive(o.stride_h)?, positive(o.stride_w)?);
+    let d = |i: usize| input.shape.dim(i).unwrap_or(0) as u64;
+    let (batches, in_h, in_w, c) = (d(0), d(1), d(2), d(3));
+    let out_h = out_size(o.padding, in_h, f_h.into(), s_h.into(), 1);
+    let out_w = out_size(o.padding, in_w, f_w.into(), s_w.into(), 1);
+    let od = |i: usize| output.shape.dim(i).unwrap_or(0) as u64;
+    if [od(0), od(1), od(2), od(3)] != [batches, out_h, out_w, c] {
+        return Err(KernelError::Mismatch {
+            what: "output shape is not what the pool computes",
+        });
+    }
+    let big = KernelError::Unsupported {
+        what: "pool dimension over 2^30",
+    };
+    let n = |v: u64| u32::try_from(v).ok().filter(|&v| v < 1 << 30).ok_or(big);
+    n(batches * in_h * in_w * c)?;
+    n(batches * out_h * out_w * c)?;
+    let (lo, hi) = float_range(o.activation)?;
+    ctx.set_params(&Geometry {
+        batches: n(batches)?,
+        in_h: n(in_h)?,
+        in_w: n(in_w)?,
+        channels: n(c)?,
+        out_h: n(out_h)?,
+        out_w: n(out_w)?,
+        f_h,
+        f_w,
+        stride_h: s_h,
+        stride_w: s_w,
+        pad_h: n(pad_before(s_h.into(), 1, in_h, f_h.into(), out_h))?,
+        pad_w: n(pad_before(s_w.into(), 1, in_w, f_w.into(), out_w))?,
+        lo,
+        hi,
+    });
+    Ok(())
+}
+
+fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
+    let g: Geometry = ctx.params();
+    let x = ctx.input::<f32>(0)?;
+    let y = ctx.output::<f32>(0)?;
+    l2_pool(&g, x, y)
+}
+
+/// L2_POOL_2D over `g`: for each output value its window's squares in row order.
+pub(super) fn l2_pool(g: &Geometry, input: &[f32], output: &mut [f32]) -> Result<(), KernelError> {
+    let c = g.channels as usize;
+    let (b_n, ih, iw, oh, ow) = (
+        g.batches as usize,
+        g.in_h as usize,
+        g.in_w as usize,
+        g.out_h as usize,
+        g.out_w as usize,
+    );
+    let input = input.get(..b_n * ih * iw * c).ok_or(SHORT)?;
+    let output = output.get_mut(..b_n * oh * ow * c).ok_or(SHORT)?;
+    if c == 0 {
+        return Ok(());
+    }
+    let mut pixels = output.chunks_exact_mut(c);
+    for b in 0..b_n {
+        for oy in 0..oh {
+            let y0 = (oy * g.stride_h as usize) as i64 - i64::from(g.pad_h);
+            let ys = y0.max(0) as usize;
+            let ye = (y0 + i64::from(g.f_h)).clamp(0, ih as i64) as usize;
+            for ox in 0..ow {
+                let x0 = (ox * g.stride_w as usize) as i64 - i64::from(g.pad_w);
+                let xs = x0.max(0) as usize;
+                let xe = (x0 + i64::from(g.f_w)).clamp(0, iw as i64) as usize;
+                let y = pixels.next().ok_or(SHORT)?;
+                // An empty window divides 0 by 0, as the reference does: NaN.
+                let count = (ye.saturating_sub(ys) * xe.saturating_sub(xs)) as f32;
+                for (ch, y) in y.iter_mut().enumerate() {
+                    let mut sum = 0.0f32;
+                    for iy in ys..ye {
+                        for ix in xs..xe {
+                            let v = *input
+                                .get(((b * ih + iy) * iw + ix) * c + ch)
+                                .ok_or(SHORT)?;
+                            sum += v * v;
+                        }
+                    }
+                    *y = clamp(libm::sqrtf(sum / count), g.lo, g.hi);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;
