@@ -19,6 +19,9 @@
 
 mod base;
 
+#[cfg(all(test, feature = "custom-ops"))]
+#[allow(dead_code)] // each custom family's tests use part of it
+mod custom_one_op;
 #[cfg(test)]
 mod fixtures;
 #[cfg(test)]
@@ -150,5 +153,17 @@ kernels! {
             SIGNAL_DELAY = "SignalDelay",
         ];
         circular_buffer if "circular-buffer": [CIRCULAR_BUFFER = "CIRCULAR_BUFFER"];
+        // SSD post-processing and MediaPipe's operators
+        detection_postprocess if "detection": [
+            TFLITE_DETECTION_POSTPROCESS = "TFLite_Detection_PostProcess",
+        ];
+        mediapipe if "mediapipe": [
+            CONVOLUTION_2D_TRANSPOSE_BIAS = "Convolution2DTransposeBias",
+            MAX_POOLING_WITH_ARGMAX_2D = "MaxPoolingWithArgmax2D",
+            MAX_UNPOOLING_2D = "MaxUnpooling2D",
+            TRANSFORM_TENSOR_BILINEAR = "TransformTensorBilinear",
+            TRANSFORM_LANDMARKS = "TransformLandmarks",
+            LANDMARKS_2_TRANSFORM_MATRIX = "Landmarks2TransformMatrix",
+        ];
     }
 }
