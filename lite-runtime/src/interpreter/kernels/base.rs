@@ -10,7 +10,10 @@ pub(crate) mod check;
 pub(crate) mod elementwise;
 pub(crate) mod fused;
 pub(crate) mod math;
+#[cfg(test)]
+pub(crate) mod qmodel;
 pub(crate) mod quant;
+pub(crate) mod rescale;
 pub(crate) mod sparsity;
 pub(crate) mod tensors;
 pub(crate) mod window;

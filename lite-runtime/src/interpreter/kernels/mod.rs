@@ -86,10 +86,6 @@ kernels! {
     builtin {
         fully_connected: [FULLY_CONNECTED] + [FULLY_CONNECTED_INT8];
         reshape: [RESHAPE, SQUEEZE, EXPAND_DIMS];
-        binary: [
-            ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, EQUAL,
-            NOT_EQUAL, SELECT, SELECT_V2,
-        ];
         activation: [LOGISTIC, TANH, RELU, RELU6, LEAKY_RELU];
         floor: [FLOOR];
         softmax: [SOFTMAX, LOG_SOFTMAX] + [SOFTMAX_INT8];
@@ -102,6 +98,16 @@ kernels! {
         pool: [AVERAGE_POOL_2D, MAX_POOL_2D] + [AVERAGE_POOL_2D_INT8, MAX_POOL_2D_INT8];
         quantize: [QUANTIZE, DEQUANTIZE];
         pad: [PAD, PADV2];
+        // binary, logical and matrix ops
+        binary: [ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE];
+        comparison: [LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, EQUAL, NOT_EQUAL];
+        select: [SELECT, SELECT_V2];
+        logical: [LOGICAL_AND, LOGICAL_OR];
+        floor_div: [FLOOR_DIV, FLOOR_MOD];
+        pow: [POW];
+        add_n: [ADD_N];
+        broadcast_to: [BROADCAST_TO, BROADCAST_ARGS];
+        batch_matmul: [BATCH_MATMUL];
     }
     custom {}
 }
