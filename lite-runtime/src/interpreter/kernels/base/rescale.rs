@@ -10,11 +10,17 @@
 //!   it shifts outside `0..=31`; gemmlowp's `RoundingDivideByPOT` then shifts by a negative or
 //!   too large count, which x86 masks (to 6 bits for the 64-bit mask, to 5 for the 32-bit
 //!   shift). [`rounding_divide_by_pot_any`] computes exactly that, on every target.
+//! - `MultiplyByQuantizedMultiplier` shifts `x * (1 << shift)` left first; a multiplier of
+//!   2^31 or more (a degenerate output scale, as in Coral's traffic model, whose MUL outputs
+//!   have scales near 1e-35) makes that shift pass 31, and x86 takes its count modulo 32:
+//!   [`multiply_by_quantized_multiplier_any`] with [`multiplier_any`].
 //! - `QuantizeMultiplierSmallerThanOneExp` / `QuantizeMultiplierGreaterThanOne` abort
 //!   (`TFLITE_CHECK`) outside `(0, 1)` / above one: [`multiplier_below_one`] and
 //!   [`multiplier_above_one`] refuse those at set-up.
 
-use super::quant::{checked_multiplier, saturating_rounding_doubling_high_mul};
+use super::quant::{
+    checked_multiplier, quantize_multiplier, saturating_rounding_doubling_high_mul,
+};
 use crate::interpreter::{Desc, KernelError};
 
 /// gemmlowp's `RoundingDivideByPOT(x, exponent)` for any `exponent`, as the x86 build runs
@@ -39,6 +45,35 @@ pub(crate) fn multiply_smaller_than_one_exp(x: i32, multiplier: i32, shift: i32)
         saturating_rounding_doubling_high_mul(x, multiplier),
         shift.wrapping_neg(),
     )
+}
+
+/// `MultiplyByQuantizedMultiplier(x, multiplier, shift)` (double rounding) for any `shift`
+/// [`multiplier_any`] gives: `x * (1 << shift)` for a positive one, the shift count modulo 32
+/// and the product wrapping, as x86 runs it; equal to base's
+/// `multiply_by_quantized_multiplier` for shifts in `-31..=30`.
+#[inline(always)]
+#[must_use]
+pub(crate) fn multiply_by_quantized_multiplier_any(x: i32, multiplier: i32, shift: i32) -> i32 {
+    let left = shift.max(0).unsigned_abs();
+    let right = shift.min(0).wrapping_neg();
+    rounding_divide_by_pot_any(
+        saturating_rounding_doubling_high_mul(x.wrapping_mul(1i32.wrapping_shl(left)), multiplier),
+        right,
+    )
+}
+
+/// `QuantizeMultiplier` of `m >= 0` with any shift (see
+/// [`multiply_by_quantized_multiplier_any`]).
+///
+/// # Errors
+/// [`KernelError::Unsupported`] where the reference aborts (NaN, infinite or negative).
+pub(crate) fn multiplier_any(m: f64) -> Result<(i32, i32), KernelError> {
+    match quantize_multiplier(m) {
+        Some((q, s)) if q >= 0 => Ok((q, s)),
+        _ => Err(KernelError::Unsupported {
+            what: "quantized scale ratio not finite and non-negative",
+        }),
+    }
 }
 
 /// `x` offset, shifted left by `left_shift` (wrapping, as C's `int32` product does in

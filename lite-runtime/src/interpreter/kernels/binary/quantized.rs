@@ -19,6 +19,14 @@
 //!
 //! Then the output zero point and the fused activation's clamp.
 //!
+//! Where the reference's integer arithmetic leaves its defined range, tessera computes what
+//! LiteRT's x86 build does (`base::rescale`), so the outputs still equal LiteRT's: quantized
+//! DIV of a numerator within a few steps of its zero point (its headroom shift then takes the
+//! final rounding shift past 31 bits, and LiteRT's answer is off, up to the clamp, for a
+//! numerator one step below the zero point), SUB whose output multiplier passes one, and MUL
+//! or DIV with an output scale so fine that the multiplier's shift passes 31 (Coral's traffic
+//! model has such MULs).
+//!
 //! int16 ADD and SUB take the reference's power-of-two path instead when the operator's
 //! `pot_scale_int16` is set and every scale passes `CheckedLog2`: the operand whose scale
 //! differs from the output's is divided by the power of two between them (`RoundingDivideByPOT`
@@ -30,12 +38,10 @@ use super::super::base::check;
 use super::super::base::quant::fixed_point::{
     checked_log2, rounding_divide_by_pot_i16, saturating_rounding_multiply_by_pot,
 };
-use super::super::base::quant::{
-    self, multiply_by_quantized_multiplier as mbqm, saturating_rounding_doubling_high_mul,
-};
+use super::super::base::quant::{self, saturating_rounding_doubling_high_mul};
 use super::super::base::rescale::{
-    multiplier_above_one, multiplier_below_one, multiply_smaller_than_one_exp,
-    shift_and_scale,
+    multiplier_above_one, multiplier_any, multiplier_below_one,
+    multiply_by_quantized_multiplier_any as mbqm, multiply_smaller_than_one_exp, shift_and_scale,
 };
 use super::{op, quantized_int16};
 use crate::interpreter::{Desc, Eval, KernelError, Prepare};
@@ -152,14 +158,16 @@ pub(crate) fn prepare<const OP: u8>(ctx: &mut Prepare<'_>) -> Result<(), KernelE
     match OP {
         op::MUL if mixed => p.path = MIXED,
         op::MUL => {
-            // float * float / float, as the reference writes it, widened afterwards.
+            // float * float / float, as the reference writes it, widened afterwards; any
+            // shift (a degenerate output scale gives one past 30, see `base::rescale`).
             let m = f64::from(s1 * s2 / so);
-            (p.output_multiplier, p.output_shift) = quant::checked_multiplier(m, false)?;
+            (p.output_multiplier, p.output_shift) = multiplier_any(m)?;
         }
         op::DIV => {
-            // float / (float * float), widened afterwards.
+            // float / (float * float), widened afterwards; any shift (it only feeds the
+            // any-shift rounding of `div_one`).
             let m = f64::from(s1 / (s2 * so));
-            (p.output_multiplier, p.output_shift) = quant::checked_multiplier(m, false)?;
+            (p.output_multiplier, p.output_shift) = multiplier_any(m)?;
         }
         op::ADD | op::SUB => {
             if wide && pot_scale_int16 {

@@ -48,3 +48,24 @@ fn multipliers_refuse_what_the_reference_aborts_on() {
     assert!(multiplier_above_one(1.0).is_err());
     assert_eq!(shift_and_scale(3, -1, 20, 1 << 30, 0), 1 << 20);
 }
+
+proptest! {
+    #![proptest_config(super::super::super::proptest_config::cases(1024, 8))]
+
+    #[test]
+    fn any_shift_multiply_agrees_where_defined(x in any::<i32>(), m in 1i32 << 30..i32::MAX, s in -31i32..=30) {
+        prop_assert_eq!(
+            multiply_by_quantized_multiplier_any(x, m, s),
+            super::super::quant::multiply_by_quantized_multiplier(x, m, s)
+        );
+    }
+}
+
+#[test]
+fn shifts_past_31_wrap_their_count() {
+    // 1 << 102 is 1 << 6 on x86.
+    let m = 1 << 30;
+    assert_eq!(multiply_by_quantized_multiplier_any(3, m, 102), 3 * 64 / 2);
+    assert_eq!(multiplier_any(3e30).unwrap().1, 102);
+    assert!(multiplier_any(f64::NAN).is_err());
+}
