@@ -12,8 +12,11 @@ pub(crate) mod check;
 pub(crate) mod elementwise;
 pub(crate) mod fused;
 pub(crate) mod math;
+#[cfg(test)]
+pub(crate) mod qmodel;
 pub(crate) mod qtype;
 pub(crate) mod quant;
+pub(crate) mod rescale;
 pub(crate) mod sparsity;
 pub(crate) mod strided;
 pub(crate) mod table;

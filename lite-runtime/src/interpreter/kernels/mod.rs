@@ -89,10 +89,6 @@ kernels! {
     builtin {
         fully_connected: [FULLY_CONNECTED] + [FULLY_CONNECTED_INT8];
         reshape: [RESHAPE, SQUEEZE, EXPAND_DIMS];
-        binary: [
-            ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM, LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, EQUAL,
-            NOT_EQUAL, SELECT, SELECT_V2,
-        ];
         activation: [LOGISTIC, TANH, RELU, RELU6, LEAKY_RELU, RELU_N1_TO_1, ELU];
         floor: [FLOOR];
         softmax: [SOFTMAX, LOG_SOFTMAX] + [SOFTMAX_INT8];
@@ -133,6 +129,16 @@ kernels! {
         transpose_conv: [TRANSPOSE_CONV];
         l2_pool: [L2_POOL_2D];
         normalization: [L2_NORMALIZATION, LOCAL_RESPONSE_NORMALIZATION];
+        // binary, logical and matrix ops
+        binary: [ADD, SUB, MUL, DIV, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE];
+        comparison: [LESS, LESS_EQUAL, GREATER, GREATER_EQUAL, EQUAL, NOT_EQUAL];
+        select: [SELECT, SELECT_V2];
+        logical: [LOGICAL_AND, LOGICAL_OR];
+        floor_div: [FLOOR_DIV, FLOOR_MOD];
+        pow: [POW];
+        add_n: [ADD_N];
+        broadcast_to: [BROADCAST_TO, BROADCAST_ARGS];
+        batch_matmul: [BATCH_MATMUL];
     }
     custom {
         // TensorFlow Lite Micro's signal library and CIRCULAR_BUFFER

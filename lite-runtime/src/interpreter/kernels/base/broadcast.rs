@@ -353,3 +353,34 @@ fn blend<T: Copy>(o: &mut [T], c: &[bool], x: impl Iterator<Item = T>, y: impl I
         *o = if c { x } else { y };
     }
 }
+
+/// Inputs 0 and 1 of an element-wise binary op, and output 0: the inputs of one element type,
+/// the output of the shape they broadcast to (its type is the caller's to check: comparisons
+/// give BOOL). Returns them.
+///
+/// # Errors
+/// [`INPUT_TYPES`](super::check::INPUT_TYPES), a mismatch if the inputs do not broadcast,
+/// [`OUTPUT_SHAPE`](super::check::OUTPUT_SHAPE), or a missing operand.
+pub(crate) fn binary_operands<'m>(
+    ctx: &crate::interpreter::Prepare<'m>,
+) -> Result<
+    (
+        crate::interpreter::Desc<'m>,
+        crate::interpreter::Desc<'m>,
+        crate::interpreter::Desc<'m>,
+    ),
+    KernelError,
+> {
+    let a = ctx.input(0)?;
+    let b = ctx.input(1)?;
+    let out = ctx.output(0)?;
+    super::check::same_type(&a, &b)?;
+    let shape = broadcast_shape(&a.shape, &b.shape).ok_or(KernelError::Mismatch {
+        what: "input shapes do not broadcast",
+    })?;
+    super::check::output_shape(&out, &shape)?;
+    Ok((a, b, out))
+}
+
+#[cfg(test)]
+pub(crate) mod naive;
