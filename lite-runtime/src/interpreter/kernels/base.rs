@@ -11,6 +11,7 @@ pub(crate) mod elementwise;
 pub(crate) mod fused;
 pub(crate) mod math;
 pub(crate) mod quant;
+pub(crate) mod recurrent;
 pub(crate) mod sparsity;
 pub(crate) mod tensors;
 pub(crate) mod window;

@@ -102,6 +102,8 @@ kernels! {
         pool: [AVERAGE_POOL_2D, MAX_POOL_2D] + [AVERAGE_POOL_2D_INT8, MAX_POOL_2D_INT8];
         quantize: [QUANTIZE, DEQUANTIZE];
         pad: [PAD, PADV2];
+        // sequence models
+        lstm: [UNIDIRECTIONAL_SEQUENCE_LSTM, BIDIRECTIONAL_SEQUENCE_LSTM];
     }
     custom {}
 }
