@@ -104,6 +104,7 @@ kernels! {
         pad: [PAD, PADV2];
         // sequence models
         lstm: [UNIDIRECTIONAL_SEQUENCE_LSTM, BIDIRECTIONAL_SEQUENCE_LSTM];
+        svdf: [SVDF];
     }
     custom {}
 }

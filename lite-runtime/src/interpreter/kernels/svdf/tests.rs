@@ -1,0 +1,1 @@
+//! SVDF tests.
