@@ -39,7 +39,7 @@ mod tests;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 use super::base::check;
-use super::base::recurrent::{self, Carve, FloatActivation};
+use super::base::recurrent::{self, Carve, FloatActivation, Walk, state_mut};
 use crate::interpreter::{Desc, Eval, Init, Kernel, KernelError, Prepare};
 use crate::model::{
     BidirectionalSequenceLSTMOptions, BuiltinOperator, TensorType,
@@ -623,6 +623,12 @@ fn prepare_bidirectional(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     };
     let fw = direction(ctx, FW, n_input, n_aux, kind, false)?;
     let bw = direction(ctx, BW, n_input, n_aux, kind, false)?;
+    if (fw.cell, fw.output) != (bw.cell, bw.output) {
+        // LiteRT checks both directions against the forward one's sizes.
+        return Err(KernelError::Unsupported {
+            what: "bidirectional LSTM directions of different cell or output sizes",
+        });
+    }
     if !has_aux_weights {
         for s in [FW, BW] {
             let at = s.aux_weights.unwrap_or(40);
@@ -757,40 +763,6 @@ pub(super) struct OutputRows {
     pub offset: usize,
 }
 
-/// The sequence walk shared by every kind: which input vector and output row step `t` of
-/// batch `b` (batch-major) or of the whole batch (time-major) reads and writes.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Walk {
-    pub time: usize,
-    pub batches: usize,
-    pub time_major: bool,
-    pub forward: bool,
-}
-
-impl Walk {
-    /// The steps as `(b, t)`: `b` is the batch (batch-major) or 0 (time-major, all batches
-    /// at once); `t` the time index read and written (reversed for the backward direction).
-    pub(super) fn steps(self) -> impl Iterator<Item = (usize, usize)> {
-        let outer = if self.time_major { 1 } else { self.batches };
-        (0..outer).flat_map(move |b| {
-            (0..self.time).map(move |k| {
-                let t = if self.forward { k } else { self.time - 1 - k };
-                (b, t)
-            })
-        })
-    }
-
-    /// The first vector (of `n` elements) step `(b, t)` reads or writes, as an element offset.
-    pub(super) fn at(self, b: usize, t: usize, n: usize) -> Option<usize> {
-        let row = if self.time_major {
-            t.checked_mul(self.batches)?
-        } else {
-            b.checked_mul(self.time)?.checked_add(t)?
-        };
-        row.checked_mul(n)
-    }
-}
-
 fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
     let p: Params = ctx.params();
     let bi = p.bidirectional != 0;
@@ -856,9 +828,10 @@ fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
             };
             let input = ctx.input::<f32>(0)?;
             let fw_w = float::Operands::read(ctx, fw_slots, &p.fw, hybrid)?;
+            let nb = p.batches as usize;
             let (h, c) = (
-                ctx.input_mut::<f32>(fw_slots.output_state)?,
-                ctx.input_mut::<f32>(fw_slots.cell_state)?,
+                state_mut::<f32>(ctx, fw_slots.output_state, nb * p.fw.output as usize)?,
+                state_mut::<f32>(ctx, fw_slots.cell_state, nb * p.fw.cell as usize)?,
             );
             float::run(
                 &fw_w,
@@ -886,8 +859,8 @@ fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
             };
             let bw_w = float::Operands::read(ctx, BW, &p.bw, hybrid)?;
             let (h, c) = (
-                ctx.input_mut::<f32>(BW.output_state)?,
-                ctx.input_mut::<f32>(BW.cell_state)?,
+                state_mut::<f32>(ctx, BW.output_state, nb * p.bw.output as usize)?,
+                state_mut::<f32>(ctx, BW.cell_state, nb * p.bw.cell as usize)?,
             );
             let bw_out: &mut [f32] = match out1.as_deref_mut() {
                 Some(o) => o,

@@ -105,6 +105,7 @@ kernels! {
         // sequence models
         lstm: [UNIDIRECTIONAL_SEQUENCE_LSTM, BIDIRECTIONAL_SEQUENCE_LSTM];
         svdf: [SVDF];
+        rnn: [RNN, UNIDIRECTIONAL_SEQUENCE_RNN, BIDIRECTIONAL_SEQUENCE_RNN];
     }
     custom {}
 }

@@ -27,7 +27,7 @@ use super::base::check::{self, SHORT};
 use super::base::quant::{checked_multiplier, multiply_by_quantized_multiplier as mbqm, per_tensor};
 use super::base::recurrent::{
     self, Carve, FloatActivation, carved_bytes, first, first_mut, hybrid_matmul_acc, is_zero,
-    matmul_acc, quantize_batches, row_sums, single_scale, total_bytes,
+    matmul_acc, quantize_batches, row_sums, single_scale, state_mut, total_bytes,
 };
 use crate::interpreter::{Desc, Eval, Kernel, KernelError, Prepare};
 use crate::model::{BuiltinOperator, SVDFOptions, TensorType};
@@ -252,7 +252,7 @@ fn shift<T: Copy>(state: &mut [T]) {
 
 fn eval_float(ctx: &mut Eval<'_>, p: &Params, s: &Sizes) -> Result<(), KernelError> {
     let n_state = s.batches * s.filters * s.memory;
-    let state = first_mut(ctx.input_mut::<f32>(4)?, n_state)?;
+    let state = state_mut::<f32>(ctx, 4, n_state)?;
     let input = first(ctx.input::<f32>(0)?, s.batches * s.input)?;
     let bias = if p.has_bias != 0 {
         Some(first(ctx.input::<f32>(3)?, s.units)?)
@@ -401,7 +401,7 @@ impl StateInt for i8 {
 /// TFLM's `EvalIntegerSvdfReference<T>` (LiteRT's `EvalIntegerSVDF` for `T = int16`).
 fn eval_integer<T: StateInt>(ctx: &mut Eval<'_>, p: &Params, s: &Sizes) -> Result<(), KernelError> {
     let n_state = s.batches * s.filters * s.memory;
-    let state = first_mut(ctx.input_mut::<T>(4)?, n_state)?;
+    let state = state_mut::<T>(ctx, 4, n_state)?;
     let input = first(ctx.input::<i8>(0)?, s.batches * s.input)?;
     let feature = first(ctx.input::<i8>(1)?, s.filters * s.input)?;
     let time = first(ctx.input::<T>(2)?, s.filters * s.memory)?;

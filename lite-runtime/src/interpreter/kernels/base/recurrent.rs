@@ -14,8 +14,9 @@ use zerocopy::{FromBytes, IntoBytes, KnownLayout};
 use super::check::SHORT;
 use super::fused::clamp;
 use super::math;
-use crate::interpreter::{Desc, KernelError};
+use crate::interpreter::{Desc, Eval, KernelError};
 use crate::model::{Activation, TensorType};
+use tessera_core::tensor::Element;
 
 /// Bytes each typed buffer carved from scratch is aligned to (the arena's scratch is
 /// 16-byte aligned, so every piece is too).
@@ -451,6 +452,23 @@ pub(crate) fn state(d: &Desc<'_>, t: TensorType, elements: usize) -> Result<(), 
     Ok(())
 }
 
+/// Variable input `i` of `n` elements to update in place; an empty slice when `n` is 0 (an
+/// empty state takes no arena bytes, so the interpreter hands none out).
+///
+/// # Errors
+/// As [`Eval::input_mut`] ([`KernelError::Unsupported`] without the `state` feature), and
+/// [`SHORT`].
+pub(crate) fn state_mut<'e, T: Element>(
+    ctx: &mut Eval<'e>,
+    i: usize,
+    n: usize,
+) -> Result<&'e mut [T], KernelError> {
+    if n == 0 {
+        return Ok(&mut []);
+    }
+    first_mut(ctx.input_mut::<T>(i)?, n)
+}
+
 /// A tensor's one scale (hybrid weights, per-tensor): the first of its scales, 1 when it has
 /// none (as `GetTensorScale` of a tensor without parameters).
 ///
@@ -477,6 +495,45 @@ pub(crate) fn single_scale(d: &Desc<'_>) -> Result<f32, KernelError> {
         _ => Err(KernelError::Unsupported {
             what: "per-channel weights in a hybrid recurrent kernel",
         }),
+    }
+}
+
+/// A sequence op's walk over its input: which vector (or, time-major, which `batches`
+/// vectors) step `t` of batch `b` reads and which output rows it writes, forward or
+/// backward in time.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Walk {
+    /// Steps in the sequence.
+    pub time: usize,
+    /// The batch.
+    pub batches: usize,
+    /// `[time, batch, ...]` (else `[batch, time, ...]`).
+    pub time_major: bool,
+    /// From the first step to the last (else backward).
+    pub forward: bool,
+}
+
+impl Walk {
+    /// The steps as `(b, t)`: `b` is the batch (batch-major) or 0 (time-major, all batches
+    /// at once); `t` the time index read and written (reversed for the backward direction).
+    pub(crate) fn steps(self) -> impl Iterator<Item = (usize, usize)> {
+        let outer = if self.time_major { 1 } else { self.batches };
+        (0..outer).flat_map(move |b| {
+            (0..self.time).map(move |k| {
+                let t = if self.forward { k } else { self.time - 1 - k };
+                (b, t)
+            })
+        })
+    }
+
+    /// The first vector (of `n` elements) step `(b, t)` reads or writes, as an element offset.
+    pub(crate) fn at(self, b: usize, t: usize, n: usize) -> Option<usize> {
+        let row = if self.time_major {
+            t.checked_mul(self.batches)?
+        } else {
+            b.checked_mul(self.time)?.checked_add(t)?
+        };
+        row.checked_mul(n)
     }
 }
 

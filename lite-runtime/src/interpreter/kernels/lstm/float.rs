@@ -9,9 +9,10 @@
 
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
-use super::{Dir, OutputRows, Sizes, Slots, Walk, flag};
+use super::{Dir, OutputRows, Sizes, Slots, flag};
 use super::super::base::check::SHORT;
 use super::super::base::recurrent::{
+    Walk,
     Carve, FloatActivation, assign_batches, carved_bytes, first, first_mut, hybrid_matmul_acc,
     is_zero, matmul_acc, quantize_batches, row_sums, single_scale, total_bytes,
 };

@@ -18,10 +18,10 @@ use super::super::base::quant::{
     checked_multiplier, multiply_by_quantized_multiplier as mbqm, per_tensor, rounding_divide_by_pot,
     saturating_rounding_doubling_high_mul,
 };
-use super::super::base::recurrent::{Carve, carved_bytes, first, first_mut, single_scale, total_bytes};
+use super::super::base::recurrent::{Walk, state_mut, Carve, carved_bytes, first, first_mut, single_scale, total_bytes};
 use super::super::base::tensors::words;
 use super::fixed16;
-use super::{Dir, Sizes, UNI, Walk, flag};
+use super::{Dir, Sizes, UNI, flag};
 use crate::interpreter::{Desc, Eval, KernelError, Prepare};
 use crate::model::TensorType;
 
@@ -484,8 +484,8 @@ pub(super) fn run(
         w.projection = Some(ctx.input::<i8>(sl.projection())?);
     }
     let input = ctx.input::<i8>(0)?;
-    let h = ctx.input_mut::<i8>(sl.output_state)?;
-    let c = ctx.input_mut::<i16>(sl.cell_state)?;
+    let h = state_mut::<i8>(ctx, sl.output_state, total_batches * s.output)?;
+    let c = state_mut::<i16>(ctx, sl.cell_state, total_batches * s.cell)?;
     let out = ctx.output::<i8>(0)?;
     let mut carve = Carve::new(ctx.scratch());
     let n = s.batches * s.cell;

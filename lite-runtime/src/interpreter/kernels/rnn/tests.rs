@@ -1,0 +1,1 @@
+//! RNN tests.
