@@ -222,8 +222,8 @@ fn u32_of(v: usize) -> Result<u32, KernelError> {
 
 /// A 2-D tensor's dimensions.
 fn matrix(d: &Desc<'_>) -> Result<(usize, usize), KernelError> {
-    match d.shape.dims() {
-        &[r, c] => Ok((r, c)),
+    match *d.shape.dims() {
+        [r, c] => Ok((r, c)),
         _ => Err(BAD_DIMS),
     }
 }
@@ -288,9 +288,9 @@ fn direction(
         return Err(BAD_DIMS);
     }
     let r2o = ctx.input(s.recurrent_to(3))?;
-    let n_output = match r2o.shape.dims() {
-        &[rows, out] if rows == n_cell => out,
-        &[rows] if rows == n_cell => n_cell,
+    let n_output = match *r2o.shape.dims() {
+        [rows, out] if rows == n_cell => out,
+        [rows] if rows == n_cell => n_cell,
         _ => return Err(BAD_DIMS),
     };
     let mut flags = 0;
@@ -315,13 +315,13 @@ fn direction(
             return Err(BAD_DIMS);
         }
         let r = ctx.input(s.recurrent_to(g))?;
-        match r.shape.dims() {
-            &[rows, cols] if rows == n_cell && cols == n_output => want_type(&r, wt)?,
-            &[rows] if rows == n_cell && n_output == n_cell && kind == kind::FLOAT => {
+        match *r.shape.dims() {
+            [rows, cols] if rows == n_cell && cols == n_output => want_type(&r, wt)?,
+            [rows] if rows == n_cell && n_output == n_cell && kind == kind::FLOAT => {
                 want_type(&r, TensorType::Float32)?;
                 flags |= flag::DIAGONAL << g;
             }
-            &[_] => {
+            [_] => {
                 return Err(KernelError::Unsupported {
                     what: "diagonal recurrent weights outside float32 LSTMs",
                 });
@@ -451,11 +451,11 @@ fn direction(
 
 /// The sequence's `(time, batches, features)` from the input's shape.
 fn sequence(d: &Desc<'_>, time_major: bool) -> Result<(usize, usize, usize), KernelError> {
-    match d.shape.dims() {
-        &[a, b, n] => Ok(if time_major { (a, b, n) } else { (b, a, n) }),
+    match *d.shape.dims() {
+        [a, b, n] => Ok(if time_major { (a, b, n) } else { (b, a, n) }),
         // LiteRT's prepare reads the batch from dimension 1 of a time-major 2-D input and
         // its eval from dimension 0: only the batch-major reading is consistent.
-        &[b, n] if !time_major => Ok((1, b, n)),
+        [b, n] if !time_major => Ok((1, b, n)),
         _ => Err(KernelError::Unsupported {
             what: "LSTM input not of shape [time, batch, input] or [batch, time, input]",
         }),
@@ -815,7 +815,7 @@ fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
             };
             // Outputs: one per direction, or one both write.
             let out0 = ctx.output::<f32>(0)?;
-            let mut out1 = if bi && p.merge == 0 {
+            let out1 = if bi && p.merge == 0 {
                 Some(ctx.output::<f32>(1)?)
             } else {
                 None
@@ -862,7 +862,7 @@ fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
                 state_mut::<f32>(ctx, BW.output_state, nb * p.bw.output as usize)?,
                 state_mut::<f32>(ctx, BW.cell_state, nb * p.bw.cell as usize)?,
             );
-            let bw_out: &mut [f32] = match out1.as_deref_mut() {
+            let bw_out: &mut [f32] = match out1 {
                 Some(o) => o,
                 None => out0,
             };

@@ -131,8 +131,8 @@ fn direction(
     let w = ctx.input(s.weights)?;
     let r = ctx.input(s.recurrent)?;
     let b = ctx.input(s.bias)?;
-    let (units, cols) = match w.shape.dims() {
-        &[u, c] => (u, c),
+    let (units, cols) = match *w.shape.dims() {
+        [u, c] => (u, c),
         _ => return Err(BAD_DIMS),
     };
     if cols != n_input || r.shape.dims() != [units, units] || b.shape.dims() != [units] {
@@ -209,8 +209,8 @@ fn prepare_rnn(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     arity(ctx, 5, 1)?;
     let input = ctx.input(0)?;
     float_input(&input)?;
-    let (batches, n_input) = match input.shape.dims() {
-        &[b, n] => (b, n),
+    let (batches, n_input) = match *input.shape.dims() {
+        [b, n] => (b, n),
         _ => return Err(BAD_DIMS),
     };
     let (units, scales, hybrid) = direction(ctx, UNI, n_input, None, batches)?;
@@ -233,8 +233,8 @@ fn prepare_rnn(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
 }
 
 fn sequence(d: &Desc<'_>, time_major: bool) -> Result<(usize, usize, usize), KernelError> {
-    match d.shape.dims() {
-        &[a, b, n] => Ok(if time_major { (a, b, n) } else { (b, a, n) }),
+    match *d.shape.dims() {
+        [a, b, n] => Ok(if time_major { (a, b, n) } else { (b, a, n) }),
         _ => Err(KernelError::Mismatch {
             what: "sequence RNN input not 3-D",
         }),
@@ -490,7 +490,7 @@ fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
         None
     };
     let out0 = ctx.output::<f32>(0)?;
-    let mut out1 = if bi && !merged {
+    let out1 = if bi && !merged {
         Some(ctx.output::<f32>(1)?)
     } else {
         None
@@ -521,7 +521,7 @@ fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
         input
     };
     let h = state_mut::<f32>(ctx, BW.hidden, p.batches as usize * bw_units)?;
-    let out: &mut [f32] = match out1.as_deref_mut() {
+    let out: &mut [f32] = match out1 {
         Some(o) => o,
         None => out0,
     };

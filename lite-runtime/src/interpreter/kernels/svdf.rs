@@ -78,8 +78,8 @@ const BAD_DIMS: KernelError = KernelError::Mismatch {
 };
 
 fn dims2(d: &Desc<'_>) -> Result<(usize, usize), KernelError> {
-    match d.shape.dims() {
-        &[a, b] => Ok((a, b)),
+    match *d.shape.dims() {
+        [a, b] => Ok((a, b)),
         _ => Err(BAD_DIMS),
     }
 }

@@ -259,7 +259,8 @@ fn quantize_symmetric(values: &[f32], q: &mut [i8]) -> f32 {
         if v < lo {
             lo = v;
         }
-        if !(v < hi) {
+        // `!(v < hi)`: the last of equal largest, as std::minmax_element.
+        if v >= hi || v.is_nan() {
             hi = v;
         }
     }
@@ -292,7 +293,8 @@ fn quantize_asymmetric(values: &[f32], q: &mut [i8]) -> (f32, i32) {
         if v < lo {
             lo = v;
         }
-        if !(v < hi) {
+        // `!(v < hi)`: the last of equal largest, as std::minmax_element.
+        if v >= hi || v.is_nan() {
             hi = v;
         }
     }
@@ -537,5 +539,7 @@ impl Walk {
     }
 }
 
+#[cfg(test)]
+pub(crate) mod testing;
 #[cfg(test)]
 mod tests;

@@ -389,7 +389,7 @@ fn layer_norm(
     if cell > 0 {
         for row in gate.chunks_exact_mut(cell) {
             for ((x, g), b) in row.iter_mut().zip(gamma).zip(bias) {
-                *x = *x * g;
+                *x *= g;
                 *x += b;
             }
         }
@@ -461,7 +461,7 @@ fn gate_float(
 fn update_cell(c: &mut [f32], gates: &mut [&mut [f32]; 4], cifg: bool, clip: f32) {
     let [i, f, g, _] = gates;
     for (c, f) in c.iter_mut().zip(f.iter()) {
-        *c = *f * *c;
+        *c *= *f;
     }
     if cifg {
         for v in f.iter_mut() {
@@ -510,7 +510,7 @@ fn step_float(
         *v = common.activation.apply(cv);
     }
     for (v, o) in hidden.iter_mut().zip(o.iter()) {
-        *v = *o * *v;
+        *v *= *o;
     }
     match w.projection_f {
         Some(p) => {
@@ -706,7 +706,7 @@ fn step_hybrid(
         *v = common.activation.apply(cv);
     }
     for (v, o) in hidden.iter_mut().zip(o.iter()) {
-        *v = *o * *v;
+        *v *= *o;
     }
     match w.projection_q {
         Some(p) => {

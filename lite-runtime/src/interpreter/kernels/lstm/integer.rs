@@ -106,6 +106,7 @@ fn intermediate(ctx: &Prepare<'_>, k: usize) -> Result<(f32, i32), KernelError> 
 
 /// `PopulateQuantizedLstmParams8x8_16`: every multiplier, clip and guard, in the reference's
 /// float and double arithmetic.
+#[allow(clippy::needless_range_loop)] // the gate indexes several arrays and operands
 pub(super) fn params(
     ctx: &Prepare<'_>,
     d: &Dir,
@@ -229,8 +230,8 @@ fn fold(
     out: &mut [i32],
 ) -> Result<(), KernelError> {
     let w = constant_i8(weights)?;
-    let (rows, cols) = match weights.shape.dims() {
-        &[r, c] => (r, c),
+    let (rows, cols) = match *weights.shape.dims() {
+        [r, c] => (r, c),
         _ => return Err(SHORT),
     };
     let out = first_mut(out, rows)?;
