@@ -691,7 +691,7 @@ fn finish(ctx: &mut Prepare<'_>, p: &Params) -> Result<(), KernelError> {
         kind::INTEGER => {
             // Checks the quantization now; init writes it.
             integer::params(ctx, &p.fw, p.cell_clip, p.proj_clip)?;
-            ctx.request_persistent(integer::persistent_bytes(&p.fw).ok_or(too_big)?);
+            ctx.request_persistent(integer::PERSISTENT_BYTES);
         }
         _ => {}
     }
@@ -732,15 +732,8 @@ fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
                 .map_err(|_| PERSISTENT)
         }
         kind::INTEGER => {
-            // The operator and the persistent bytes, borrowed apart.
-            let (prepared, out) = (&ctx.prepare, &mut *ctx.persistent);
-            let q = integer::params(prepared, &p.fw, p.cell_clip, p.proj_clip)?;
-            q.write_to_prefix(out).map_err(|_| PERSISTENT)?;
-            let words = super::base::tensors::words_mut::<i32>(
-                out.get_mut(size_of::<integer::IntegerParams>()..)
-                    .ok_or(PERSISTENT)?,
-            )?;
-            integer::effective_biases(prepared, &p.fw, &q, words)
+            let q = integer::params(ctx.prepared(), &p.fw, p.cell_clip, p.proj_clip)?;
+            q.write_to_prefix(ctx.persistent()).map_err(|_| PERSISTENT)
         }
         _ => Ok(()),
     }

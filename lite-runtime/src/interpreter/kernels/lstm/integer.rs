@@ -4,11 +4,15 @@
 //! `PopulatePrecomputedZPTimesWeightsWithBias` (`unidirectional_sequence_lstm.cc`), bit for
 //! bit.
 //!
-//! Each gate is accumulated in int16: zero, plus the rescaled input product (its bias and
-//! the input zero point's share folded into an "effective bias" at `init`), plus the rescaled
+//! Each gate is accumulated in int16: zero, plus the rescaled input product, plus the rescaled
 //! recurrent product, each sum saturated; then the peephole product, layer normalization,
 //! and gemmlowp's Q3.12 sigmoid or tanh ([`fixed16`](super::fixed16)). The cell state is a
 //! power-of-two scale (`2^cell_scale`, `cell_scale` in `-15..=-9`).
+//!
+//! LiteRT folds each product's bias and zero-point share into an "effective bias" at set-up
+//! (`bias + zp * sum(row)`); this kernel adds the zero point to each operand instead
+//! (`bias + sum(w (x + zp))`), the same int32 value (wrapping sums distribute), without the
+//! `8 * cell + output` words of persistent memory the folded biases would take.
 
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
@@ -19,14 +23,12 @@ use super::super::base::quant::{
     saturating_rounding_doubling_high_mul,
 };
 use super::super::base::recurrent::{Walk, state_mut, Carve, carved_bytes, first, first_mut, single_scale, total_bytes};
-use super::super::base::tensors::words;
 use super::fixed16;
 use super::{Dir, Sizes, UNI, flag};
 use crate::interpreter::{Desc, Eval, KernelError, Prepare};
 use crate::model::TensorType;
 
-/// The quantization `init` works out (`IntegerLstmParameter`), kept in the persistent block
-/// ahead of the effective biases.
+/// The quantization `init` works out (`IntegerLstmParameter`), kept in the persistent block.
 #[derive(Clone, Copy, Default, Debug, FromBytes, IntoBytes, KnownLayout, Immutable)]
 #[repr(C)]
 pub(super) struct IntegerParams {
@@ -44,17 +46,12 @@ pub(super) struct IntegerParams {
     cell_scale: i32,
     cell_clip: i32,
     proj_clip: i32,
-    _pad: [i32; 3],
+    input_zp: i32,
+    _pad: [i32; 2],
 }
 
-/// Bytes of the persistent block: the parameters, then the effective biases (input and
-/// recurrent of each gate, `cell` each, then the projection's, `output`).
-pub(super) fn persistent_bytes(d: &Dir) -> Option<usize> {
-    let words = (d.cell as usize)
-        .checked_mul(8)?
-        .checked_add(d.output as usize)?;
-    words.checked_mul(4)?.checked_add(size_of::<IntegerParams>())
-}
+/// Bytes of the persistent block: the parameters.
+pub(super) const PERSISTENT_BYTES: usize = size_of::<IntegerParams>();
 
 /// Scratch bytes: four int16 gates and the int8 hidden state, `batches * cell` each.
 pub(super) fn scratch_bytes(s: &Sizes) -> Option<usize> {
@@ -117,7 +114,7 @@ pub(super) fn params(
     let ln = d.has(flag::LAYER_NORM);
     let cifg = d.has(flag::CIFG);
     let peephole = d.has(flag::PEEPHOLE);
-    let (input_scale, _) = scale_zp(&ctx.input(0)?)?;
+    let (input_scale, input_zp) = scale_zp(&ctx.input(0)?)?;
     let state = ctx.input(s.output_state)?;
     let (state_scale, state_zp) = scale_zp(&state)?;
     let (cell_state_scale, _) = scale_zp(&ctx.input(s.cell_state)?)?;
@@ -150,6 +147,7 @@ pub(super) fn params(
         cell_scale: log2,
         hidden_zp: inter[4].1,
         output_state_zp: state_zp,
+        input_zp,
         ..IntegerParams::default()
     };
     for g in 0..4 {
@@ -211,100 +209,13 @@ pub(super) fn params(
     Ok(p)
 }
 
-fn constant_i8<'m>(d: &Desc<'m>) -> Result<&'m [u8], KernelError> {
-    let bytes = d.constant().ok_or(KernelError::Unsupported {
-        what: "integer LSTM weights computed by the graph (they are folded at set-up)",
-    })?;
-    if bytes.len() != d.shape.elements() {
-        return Err(super::super::base::check::CONSTANT_SIZE);
-    }
-    Ok(bytes)
-}
-
-/// `PrecomputeZeroPointTimesWeightWithBias`: `bias[r] + zero_point * sum(weights[r, ..])`
-/// (the bias 0 when absent), wrapping as the reference's int32.
-fn fold(
-    weights: &Desc<'_>,
-    bias: Option<&Desc<'_>>,
-    zero_point: i32,
-    out: &mut [i32],
-) -> Result<(), KernelError> {
-    let w = constant_i8(weights)?;
-    let (rows, cols) = match *weights.shape.dims() {
-        [r, c] => (r, c),
-        _ => return Err(SHORT),
-    };
-    let out = first_mut(out, rows)?;
-    match bias {
-        Some(b) => {
-            let bytes = b.constant().ok_or(KernelError::Unsupported {
-                what: "integer LSTM biases computed by the graph",
-            })?;
-            if bytes.len() != rows * 4 {
-                return Err(super::super::base::check::CONSTANT_SIZE);
-            }
-            for (o, c) in out.iter_mut().zip(bytes.chunks_exact(4)) {
-                *o = i32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-            }
-        }
-        None => out.fill(0),
-    }
-    if zero_point != 0 && cols > 0 {
-        for (o, row) in out.iter_mut().zip(w.chunks_exact(cols)) {
-            let sum = row.iter().fold(0i32, |a, &v| a.wrapping_add(i32::from(v as i8)));
-            *o = o.wrapping_add(sum.wrapping_mul(zero_point));
-        }
-    }
-    Ok(())
-}
-
-/// Writes the effective biases (`init`) into `out`: input and recurrent of each gate
-/// (`cell` words each, zero for the CIFG input gate), then the projection's (`output` words).
-pub(super) fn effective_biases(
-    ctx: &Prepare<'_>,
-    d: &Dir,
-    q: &IntegerParams,
-    out: &mut [i32],
-) -> Result<(), KernelError> {
-    let s = UNI;
-    let (cell, output) = (d.cell as usize, d.output as usize);
-    let (_, input_zp) = scale_zp(&ctx.input(0)?)?;
-    let ln = d.has(flag::LAYER_NORM);
-    let cifg = d.has(flag::CIFG);
-    for g in 0..4 {
-        let at = g * 2 * cell;
-        let chunk = out.get_mut(at..at + 2 * cell).ok_or(SHORT)?;
-        let (i_part, r_part) = chunk.split_at_mut(cell);
-        if g == 0 && cifg {
-            chunk_fill(i_part, r_part);
-            continue;
-        }
-        let bias = if ln { None } else { Some(ctx.input(s.bias(g))?) };
-        fold(&ctx.input(s.input_to(g))?, bias.as_ref(), input_zp.wrapping_neg(), i_part)?;
-        let r = ctx.input(s.recurrent_to(g))?;
-        fold(&r, None, q.output_state_zp.wrapping_neg(), r_part)?;
-    }
-    let p = out.get_mut(8 * cell..8 * cell + output).ok_or(SHORT)?;
-    if d.has(flag::PROJECTION) {
-        let bias = ctx.optional_input(s.projection_bias());
-        fold(&ctx.input(s.projection())?, bias.as_ref(), q.hidden_zp, p)?;
-    } else {
-        p.fill(0);
-    }
-    Ok(())
-}
-
-fn chunk_fill(a: &mut [i32], b: &mut [i32]) {
-    a.fill(0);
-    b.fill(0);
-}
-
-/// `MatrixBatchVectorMultiplyAccumulate` (int8 into int16 or int8): `out = clamp(out +
-/// zp + rescale(bias[r] + sum x w))`.
+/// `MatrixBatchVectorMultiplyAccumulate` (int8 into int16 or int8): `out = clamp(out + zp +
+/// rescale(bias[r] + sum w (x + offset)))`, the bias 0 when absent.
 #[allow(clippy::too_many_arguments)]
 fn matmul_acc<T: Copy + Into<i32>>(
     x: &[i8],
-    bias: &[i32],
+    offset: i32,
+    bias: Option<&[i32]>,
     w: &[i8],
     mul: [i32; 2],
     batches: usize,
@@ -317,15 +228,19 @@ fn matmul_acc<T: Copy + Into<i32>>(
 ) -> Result<(), KernelError> {
     let x = first(x, batches * cols)?;
     let w = first(w, rows * cols)?;
-    let bias = first(bias, rows)?;
+    let bias = match bias {
+        Some(b) => Some(first(b, rows)?),
+        None => None,
+    };
     let out = first_mut(out, batches * rows)?;
     for b in 0..batches {
         let xv = &x[b * cols..b * cols + cols];
         for r in 0..rows {
             let row = &w[r * cols..r * cols + cols];
-            let mut acc = bias[r];
+            let mut acc = bias.map_or(0, |v| v[r]);
             for (&a, &c) in xv.iter().zip(row) {
-                acc = acc.wrapping_add(i32::from(a) * i32::from(c));
+                let v = i32::from(a).wrapping_add(offset);
+                acc = acc.wrapping_add(v.wrapping_mul(i32::from(c)));
             }
             let o = &mut out[b * rows + r];
             let v = mbqm(acc, mul[0], mul[1])
@@ -436,8 +351,7 @@ struct Operands<'a> {
     layer_norm: [Option<&'a [i16]>; 4],
     bias: [&'a [i32]; 4],
     projection: Option<&'a [i8]>,
-    /// Effective biases: input and recurrent per gate, then the projection's.
-    folded: &'a [i32],
+    projection_bias: Option<&'a [i32]>,
 }
 
 /// Runs the sequence: `EvalInteger8x8_16`.
@@ -452,8 +366,7 @@ pub(super) fn run(
     let bad = KernelError::Mismatch {
         what: "LSTM persistent block not as init wrote it",
     };
-    let (q, rest) = IntegerParams::read_from_prefix(persistent).map_err(|_| bad)?;
-    let folded: &[i32] = words(rest)?;
+    let (q, _) = IntegerParams::read_from_prefix(persistent).map_err(|_| bad)?;
     let sl = UNI;
     let cifg = d.has(flag::CIFG);
     let mut w = Operands {
@@ -463,7 +376,7 @@ pub(super) fn run(
         layer_norm: [None; 4],
         bias: [&[]; 4],
         projection: None,
-        folded,
+        projection_bias: None,
     };
     for g in 0..4 {
         if g == 0 && cifg {
@@ -474,15 +387,18 @@ pub(super) fn run(
         if d.has(flag::PEEPHOLE) && g != 2 {
             w.peephole[g] = Some(ctx.input::<i16>(sl.cell_to(g))?);
         }
+        w.bias[g] = ctx.input::<i32>(sl.bias(g))?;
         if d.has(flag::LAYER_NORM) {
             if let Some(at) = sl.layer_norm {
                 w.layer_norm[g] = Some(ctx.input::<i16>(at + g)?);
-                w.bias[g] = ctx.input::<i32>(sl.bias(g))?;
             }
         }
     }
     if d.has(flag::PROJECTION) {
         w.projection = Some(ctx.input::<i8>(sl.projection())?);
+        if d.has(flag::PROJECTION_BIAS) {
+            w.projection_bias = Some(ctx.input::<i32>(sl.projection_bias())?);
+        }
     }
     let input = ctx.input::<i8>(0)?;
     let h = state_mut::<i8>(ctx, sl.output_state, total_batches * s.output)?;
@@ -532,16 +448,19 @@ fn gate(
     out: &mut [i16],
 ) -> Result<(), KernelError> {
     let cell = s.cell;
-    let folded = |k: usize| -> Result<&[i32], KernelError> {
-        let at = (g * 2 + k) * cell;
-        w.folded.get(at..at + cell).ok_or(SHORT)
-    };
     let out = first_mut(out, s.batches * cell)?;
     out.fill(0);
     let narrow = |v: i32| v as i16;
+    // With layer normalization the bias is added after it, not to the products.
+    let bias = if w.layer_norm[g].is_some() {
+        None
+    } else {
+        Some(w.bias[g])
+    };
     matmul_acc(
         x,
-        folded(0)?,
+        q.input_zp.wrapping_neg(),
+        bias,
         w.input_w[g],
         q.input_mul[g],
         s.batches,
@@ -554,7 +473,8 @@ fn gate(
     )?;
     matmul_acc(
         h,
-        folded(1)?,
+        q.output_state_zp.wrapping_neg(),
+        None,
         w.recurrent_w[g],
         q.recurrent_mul[g],
         s.batches,
@@ -674,10 +594,12 @@ fn step(
                 *hv = hidden_of(ov, tv, q.hidden_zp.wrapping_neg());
             }
             h.fill(0);
-            let folded = w.folded.get(8 * s.cell..).ok_or(SHORT)?;
+            // The hidden zero point was subtracted above and is added back here (the
+            // reference's effective bias uses +hidden_zp).
             matmul_acc(
                 hidden,
-                folded,
+                q.hidden_zp,
+                w.projection_bias,
                 p,
                 q.projection_mul,
                 s.batches,
