@@ -894,7 +894,23 @@ fn copy_constant(
     if !matches!(r.place(), Place::Persistent | Place::Variable) {
         return Ok(());
     }
-    let Some(src) = t.data() else { return Ok(()) };
+    let Some(src) = t.data() else {
+        // An int8 variable the model gives no value starts at its zero point, as TensorFlow
+        // Lite's `ResetVariableTensor` (and TFLM's) sets it: an LSTM's output state of zero
+        // point -4 starts at the real value 0.
+        if r.place() == Place::Variable && t.tensor_type() == TensorType::Int8 {
+            let zp = t
+                .quantization()
+                .and_then(|q| q.zero_point().get(0))
+                .and_then(|z| i8::try_from(z).ok())
+                .unwrap_or(0);
+            let start = r.offset as usize;
+            if let Some(bytes) = data.get_mut(start..start + r.bytes as usize) {
+                bytes.fill(zp as u8);
+            }
+        }
+        return Ok(());
+    };
     let start = r.offset as usize;
     let dst = data
         .get_mut(start..start + src.len())

@@ -16,6 +16,7 @@ pub(crate) mod math;
 pub(crate) mod qmodel;
 pub(crate) mod qtype;
 pub(crate) mod quant;
+pub(crate) mod recurrent;
 pub(crate) mod rescale;
 pub(crate) mod sparsity;
 pub(crate) mod strided;

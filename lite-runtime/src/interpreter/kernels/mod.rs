@@ -139,6 +139,10 @@ kernels! {
         add_n: [ADD_N];
         broadcast_to: [BROADCAST_TO, BROADCAST_ARGS];
         batch_matmul: [BATCH_MATMUL];
+        // sequence models
+        lstm: [UNIDIRECTIONAL_SEQUENCE_LSTM, BIDIRECTIONAL_SEQUENCE_LSTM];
+        svdf: [SVDF];
+        rnn: [RNN, UNIDIRECTIONAL_SEQUENCE_RNN, BIDIRECTIONAL_SEQUENCE_RNN];
     }
     custom {
         // TensorFlow Lite Micro's signal library and CIRCULAR_BUFFER
