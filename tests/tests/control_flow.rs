@@ -112,7 +112,6 @@ fn run_calls(name: &str, options: &Options) -> Vec<Vec<Vec<u8>>> {
 }
 
 #[test]
-#[ignore = "needs LOGICAL_AND, with the binary kernels"]
 fn a_keras_gru_lowered_to_while_equals_litert() {
     run_calls("gru", &Options::default());
     // As TensorFlow Lite Micro runs it: inputs' bytes reused after their last reader.
@@ -124,7 +123,10 @@ fn a_keras_gru_lowered_to_while_equals_litert() {
 }
 
 #[test]
-#[ignore = "needs LOGICAL_AND, with the binary kernels"]
+#[ignore = "needs shapes that change between loop iterations: TensorListSetItem lowers to \
+            SLICEs whose length is the loop counter. LiteRT resizes them; tessera plans static \
+            shapes and refuses the body's CONCATENATION at set-up; TFLM runs it on the static \
+            shapes and returns wrong values (0.37 off LiteRT)"]
 fn a_keras_gru_returning_its_sequence_equals_litert() {
     run_calls("gru_sequences", &Options::default());
 }
@@ -207,7 +209,7 @@ fn a_loop_past_its_bound_stops_with_an_error_naming_the_while() {
 
 #[test]
 fn invoke_allocates_nothing_with_loops_branches_and_variables() {
-    for name in ["countdown", "branch", "stream"] {
+    for name in ["gru", "countdown", "branch", "stream"] {
         let (words, len, doc) = fixture(name);
         let model = Model::load(bytes_of(&words, len)).expect("load");
         let options = Options::default();
