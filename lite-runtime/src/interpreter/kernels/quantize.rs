@@ -3,6 +3,9 @@
 //!   float and `round` half away from zero (`AffineQuantize`);
 //! - int8 / uint8 / int16 → int8 / uint8 / int16 (requantization): `clamp(M(x - zp_in) +
 //!   zp_out)` with `M` the fixed-point multiplier of `scale_in / scale_out` (`Requantize`);
+//!   the same from int16 to int32 and from int32 to int8 / int16, which LiteRT's reference
+//!   and TFLM run for models that hand int32 to or from the application (TFLM's
+//!   `keyword_scrambled` benchmark ends in an int16 → int32 QUANTIZE);
 //! - int8 / uint8 / int16 → float32: `(float)(double(scale) * (x - zero_point))`, and
 //!   float16 → float32 (`Dequantize`);
 //! - int8 / uint8 with one scale (and zero point) per channel along `quantized_dimension`
@@ -62,6 +65,7 @@ fn code(t: TensorType) -> u32 {
         TensorType::Float32 => 0,
         TensorType::Float16 => 1,
         TensorType::Uint8 => 3,
+        TensorType::Int32 => 2,
         TensorType::Int16 => 7,
         TensorType::Int8 => 9,
         _ => 255,
@@ -70,6 +74,7 @@ fn code(t: TensorType) -> u32 {
 
 const F32: u32 = 0;
 const F16: u32 = 1;
+const I32: u32 = 2;
 const U8: u32 = 3;
 const I16: u32 = 7;
 const I8: u32 = 9;
@@ -102,7 +107,18 @@ fn common(ctx: &Prepare<'_>) -> Result<(TensorType, TensorType, Params), KernelE
 
 fn prepare_quantize(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     let (it, ot, mut p) = common(ctx)?;
-    if !quantized(ot) {
+    // As LiteRT's reference: int32 only from int16, and to int8 / int16.
+    let wide = match (it, ot) {
+        (TensorType::Int16, TensorType::Int32) => true,
+        (TensorType::Int32, TensorType::Int8 | TensorType::Int16) => true,
+        (TensorType::Int32, _) | (_, TensorType::Int32) => {
+            return Err(KernelError::Unsupported {
+                what: "int32 QUANTIZE other than from int16, or to int8 / int16",
+            });
+        }
+        _ => false,
+    };
+    if !quantized(ot) && !wide {
         return Err(KernelError::Unsupported {
             what: "QUANTIZE to other types than INT8, UINT8, INT16",
         });
@@ -112,7 +128,7 @@ fn prepare_quantize(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     p.out_zp = out_zp;
     if it == TensorType::Float32 {
         // Per-tensor only: a per-channel output would have more than one scale.
-    } else if quantized(it) {
+    } else if quantized(it) || wide {
         let (in_scale, in_zp) = quant::per_tensor(ctx.input(0)?.quantization(), it)?;
         p.in_zp = in_zp;
         (p.mult, p.shift) =
@@ -268,6 +284,7 @@ fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
         (I8, o) => requantize_to(ctx, &p, first(ctx.input::<i8>(0)?, n)?, o),
         (U8, o) => requantize_to(ctx, &p, first(ctx.input::<u8>(0)?, n)?, o),
         (I16, o) => requantize_to(ctx, &p, first(ctx.input::<i16>(0)?, n)?, o),
+        (I32, o) => requantize_to(ctx, &p, first(ctx.input::<i32>(0)?, n)?, o),
         (F16, F32) => {
             let x = ctx.input_bytes(0)?;
             let x = x.get(..2 * n).ok_or(SHORT)?;
@@ -309,6 +326,7 @@ macro_rules! q {
 q!(i8);
 q!(u8);
 q!(i16);
+q!(i32);
 
 fn requantize_to<X: Q>(
     ctx: &mut Eval<'_>,
@@ -320,6 +338,7 @@ fn requantize_to<X: Q>(
         I8 => requantize(p, x, ctx.output::<i8>(0)?),
         U8 => requantize(p, x, ctx.output::<u8>(0)?),
         I16 => requantize(p, x, ctx.output::<i16>(0)?),
+        I32 => requantize(p, x, ctx.output::<i32>(0)?),
         F32 => {
             dequantize(p, x, ctx.output::<f32>(0)?);
             Ok(())
@@ -349,8 +368,11 @@ pub(super) fn requantize<X: Q, Y: Q>(p: &Params, x: &[X], y: &mut [Y]) -> Result
     }
     for (y, &v) in y.iter_mut().zip(x) {
         let d = v.into().wrapping_sub(p.in_zp);
-        let q = quant::multiply_by_quantized_multiplier(d, p.mult, p.shift).wrapping_add(p.out_zp);
-        *y = Y::narrow(q.min(Y::MAX).max(Y::MIN));
+        // In 64 bits: an int32 output's zero point may carry the sum past 32 (undefined in
+        // the reference's C++; the clamp it means is kept).
+        let q = i64::from(quant::multiply_by_quantized_multiplier(d, p.mult, p.shift))
+            + i64::from(p.out_zp);
+        *y = Y::narrow(q.clamp(i64::from(Y::MIN), i64::from(Y::MAX)) as i32);
     }
     Ok(())
 }

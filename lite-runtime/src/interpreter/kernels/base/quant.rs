@@ -123,9 +123,10 @@ pub(crate) fn type_range(t: TensorType) -> Result<(i32, i32), KernelError> {
         TensorType::Int8 => (i8::MIN.into(), i8::MAX.into()),
         TensorType::Uint8 => (0, u8::MAX.into()),
         TensorType::Int16 => (i16::MIN.into(), i16::MAX.into()),
+        TensorType::Int32 => (i32::MIN, i32::MAX),
         _ => {
             return Err(KernelError::Unsupported {
-                what: "quantized type other than INT8, UINT8, INT16",
+                what: "quantized type other than INT8, UINT8, INT16, INT32",
             });
         }
     })

@@ -95,6 +95,29 @@ proptest! {
     }
 
     #[test]
+    fn requantize_to_and_from_int32_is_the_reference(x16 in prop::collection::vec(any::<i16>(), 0..40), x32 in prop::collection::vec(any::<i32>(), 0..40), ratio in 1e-3f64..8.0, z in any::<i32>(), z16 in -32768i32..=32767) {
+        let (mult, shift) = quantize_multiplier(ratio).unwrap();
+        // int16 -> int32 (TFLM's keyword benchmark's last op): the sum kept in 64 bits.
+        let p = Params { in_zp: z16, out_zp: z, mult, shift, ..Params::default() };
+        let mut y = vec![0i32; x16.len()];
+        requantize(&p, &x16, &mut y).unwrap();
+        let want: Vec<i32> = x16.iter().map(|&v| {
+            let o = i64::from(multiply_by_quantized_multiplier(i32::from(v) - z16, mult, shift)) + i64::from(z);
+            o.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
+        }).collect();
+        prop_assert_eq!(y, want);
+        // int32 -> int8 / int16: the offset input wraps as the reference's int32 does.
+        let p = Params { in_zp: z, out_zp: z16 / 256, mult, shift, ..Params::default() };
+        let mut y = vec![0i8; x32.len()];
+        requantize(&p, &x32, &mut y).unwrap();
+        let want: Vec<i8> = x32.iter().map(|&v| {
+            let o = i64::from(multiply_by_quantized_multiplier(v.wrapping_sub(z), mult, shift)) + i64::from(z16 / 256);
+            o.clamp(-128, 127) as i8
+        }).collect();
+        prop_assert_eq!(y, want);
+    }
+
+    #[test]
     fn dequantize_is_double_scale_times_offset(x in prop::collection::vec(any::<i16>(), 0..40), scale in 1e-6f32..10.0, zp in -100i32..100) {
         let p = Params { scale: f64::from(scale), in_zp: zp, ..Params::default() };
         let mut y = vec![0.0f32; x.len()];

@@ -1,6 +1,7 @@
 //! SOFTMAX on quantized tensors as LiteRT's reference kernels compute it:
 //!
-//! - int8 input (int8 or int16 output): `reference_ops::Softmax`, gemmlowp's fixed point.
+//! - int8 input (int8 or int16 output), uint8 input (uint8 or int16 output):
+//!   `reference_ops::Softmax`, gemmlowp's fixed point.
 //!   Each difference from the row's maximum is scaled by `beta * input_scale` (a multiplier
 //!   and left shift from `PreprocessSoftmaxScaling`, into Q5.26), differences below
 //!   `diff_min` count as zero, `exp` is `exp_on_negative_values`, the sum is Q12.19 and its
@@ -26,6 +27,8 @@ pub(crate) const ACCUMULATION_INTEGER_BITS: i32 = 12;
 const I8_TO_I8: u32 = 0;
 const I8_TO_I16: u32 = 1;
 const I16_TO_I16: u32 = 2;
+const U8_TO_U8: u32 = 3;
+const U8_TO_I16: u32 = 4;
 
 #[derive(Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable)]
 #[repr(C)]
@@ -40,7 +43,7 @@ struct Params {
 
 /// Whether this file runs SOFTMAX for an input of type `t`.
 pub(crate) fn handles(t: TensorType) -> bool {
-    matches!(t, TensorType::Int8 | TensorType::Int16)
+    matches!(t, TensorType::Int8 | TensorType::Int16 | TensorType::Uint8)
 }
 
 /// `PreprocessSoftmaxScaling` (double rounding build) and `CalculateInputRadius`:
@@ -72,9 +75,13 @@ pub(crate) fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         (TensorType::Int8, TensorType::Int8) => I8_TO_I8,
         (TensorType::Int8, TensorType::Int16) => I8_TO_I16,
         (TensorType::Int16, TensorType::Int16) => I16_TO_I16,
+        // As LiteRT, whose reference checks no output scale or zero point for these.
+        (TensorType::Uint8, TensorType::Uint8) => U8_TO_U8,
+        (TensorType::Uint8, TensorType::Int16) => U8_TO_I16,
         _ => {
             return Err(KernelError::Unsupported {
-                what: "quantized SOFTMAX other than int8 to int8 / int16 or int16 to int16",
+                what: "quantized SOFTMAX other than int8 to int8 / int16, uint8 to uint8 / \
+                       int16 or int16 to int16",
             });
         }
     };
@@ -188,17 +195,31 @@ pub(crate) fn eval<const I16: bool>(ctx: &mut Eval<'_>) -> Result<(), KernelErro
             let x = ctx.input::<i8>(0)?.get(..total).ok_or(short)?;
             let y = ctx.output::<i8>(0)?.get_mut(..total).ok_or(short)?;
             for (x, y) in x.chunks_exact(depth).zip(y.chunks_exact_mut(depth)) {
-                softmax_i8_row(&p, x, y, 8, |v| v as i8);
+                softmax_row(&p, x, y, 8, i8::MIN.into(), |v| v as i8);
             }
         }
         I8_TO_I16 => {
             let x = ctx.input::<i8>(0)?.get(..total).ok_or(short)?;
             let y = ctx.output::<i16>(0)?.get_mut(..total).ok_or(short)?;
             for (x, y) in x.chunks_exact(depth).zip(y.chunks_exact_mut(depth)) {
-                softmax_i8_row(&p, x, y, 16, |v| v as i16);
+                softmax_row(&p, x, y, 16, i16::MIN.into(), |v| v as i16);
             }
         }
         _ if !I16 => return Err(check::NOT_INT8),
+        U8_TO_U8 => {
+            let x = ctx.input::<u8>(0)?.get(..total).ok_or(short)?;
+            let y = ctx.output::<u8>(0)?.get_mut(..total).ok_or(short)?;
+            for (x, y) in x.chunks_exact(depth).zip(y.chunks_exact_mut(depth)) {
+                softmax_row(&p, x, y, 8, 0, |v| v as u8);
+            }
+        }
+        U8_TO_I16 => {
+            let x = ctx.input::<u8>(0)?.get(..total).ok_or(short)?;
+            let y = ctx.output::<i16>(0)?.get_mut(..total).ok_or(short)?;
+            for (x, y) in x.chunks_exact(depth).zip(y.chunks_exact_mut(depth)) {
+                softmax_row(&p, x, y, 16, i16::MIN.into(), |v| v as i16);
+            }
+        }
         _ => {
             let block = ctx.persistent();
             let all = block
@@ -223,18 +244,20 @@ pub(crate) fn eval<const I16: bool>(ctx: &mut Eval<'_>) -> Result<(), KernelErro
     Ok(())
 }
 
-/// One row of `reference_ops::Softmax` (int8 input), output of `out_bits` bits.
+/// One row of `reference_ops::Softmax` (int8 or uint8 input), output of `out_bits` bits
+/// whose least value is `lo`.
 #[inline]
-fn softmax_i8_row<T: Copy>(
+fn softmax_row<X: Copy + Ord + Into<i32>, T: Copy>(
     p: &Params,
-    x: &[i8],
+    x: &[X],
     y: &mut [T],
     out_bits: i32,
+    lo: i32,
     cast: impl Fn(i32) -> T,
 ) {
-    let max = i32::from(x.iter().copied().max().unwrap_or(i8::MIN));
-    let scaled = |v: i8| {
-        let diff = i32::from(v) - max;
+    let max: i32 = x.iter().copied().max().map_or(0, Into::into);
+    let scaled = |v: X| {
+        let diff = v.into() - max;
         (diff >= p.diff_min).then(|| {
             // MultiplyByQuantizedMultiplierGreaterThanOne (double rounding: no right shift).
             quant::multiply_by_quantized_multiplier(diff, p.input_multiplier, p.input_left_shift)
@@ -252,7 +275,7 @@ fn softmax_i8_row<T: Copy>(
     }
     let (shifted_scale, bits_over_unit) = reciprocal(sum, ACCUMULATION_INTEGER_BITS);
     let exponent = (bits_over_unit + 31 - out_bits).clamp(0, 31) as u32;
-    let (lo, hi) = (-(1i32 << (out_bits - 1)), (1i32 << (out_bits - 1)) - 1);
+    let hi = lo + ((1i32 << out_bits) - 1);
     for (&v, out) in x.iter().zip(y.iter_mut()) {
         *out = cast(match scaled(v) {
             Some(d) => {

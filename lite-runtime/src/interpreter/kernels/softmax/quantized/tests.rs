@@ -25,7 +25,7 @@ proptest! {
     ) {
         let p = params_i8(beta, scale, x.len());
         let mut y = vec![0i8; x.len()];
-        softmax_i8_row(&p, &x, &mut y, 8, |v| v as i8);
+        softmax_row(&p, &x, &mut y, 8, -128, |v| v as i8);
         let max = f64::from(*x.iter().max().unwrap());
         let e: Vec<f64> = x.iter().map(|&v| ((f64::from(v) - max) * f64::from(scale) * f64::from(beta)).exp()).collect();
         let sum: f64 = e.iter().sum();
@@ -33,6 +33,28 @@ proptest! {
             let want = e / sum * 256.0 - 128.0;
             prop_assert!((f64::from(*got) - want).abs() <= 2.0, "{} {}", got, want);
         }
+    }
+
+    /// The reference computes uint8 as int8 shifted by 128: the same differences from the row's
+    /// maximum, the output offset by its type's least value.
+    #[test]
+    fn uint8_is_int8_shifted(
+        x in proptest::collection::vec(any::<i8>(), 1..40),
+        scale in 0.01f32..0.5,
+        beta in 0.5f32..2.0,
+    ) {
+        let p = params_i8(beta, scale, x.len());
+        let mut y8 = vec![0i8; x.len()];
+        softmax_row(&p, &x, &mut y8, 8, -128, |v| v as i8);
+        let xu: Vec<u8> = x.iter().map(|&v| (i16::from(v) + 128) as u8).collect();
+        let mut yu = vec![0u8; x.len()];
+        softmax_row(&p, &xu, &mut yu, 8, 0, |v| v as u8);
+        let shifted: Vec<u8> = y8.iter().map(|&v| (i16::from(v) + 128) as u8).collect();
+        prop_assert_eq!(yu, shifted);
+        let (mut a, mut b) = (vec![0i16; x.len()], vec![0i16; x.len()]);
+        softmax_row(&p, &x, &mut a, 16, -32768, |v| v as i16);
+        softmax_row(&p, &xu, &mut b, 16, -32768, |v| v as i16);
+        prop_assert_eq!(a, b);
     }
 
     #[test]
@@ -64,6 +86,6 @@ proptest! {
 fn one_element_row_is_one() {
     let p = params_i8(1.0, 0.1, 1);
     let mut y = [0i8];
-    softmax_i8_row(&p, &[5], &mut y, 8, |v| v as i8);
+    softmax_row(&p, &[5], &mut y, 8, -128, |v| v as i8);
     assert_eq!(y, [127]);
 }
