@@ -6,9 +6,12 @@
 //!
 //! Everything `eval` needs is worked out at setup: `prepare` checks the operator and keeps
 //! what the operands' shapes do not say ([`Params`]: strides, dilations, padding, clamps, zero
-//! points) in the operator's parameters; `init` writes the per-channel multipliers, shifts and
-//! (int8) the bias with the input offset folded in (`bias + input_offset * sum(filter row)`)
-//! into the persistent block, so `eval` does integer work only. `eval` rebuilds the full
+//! points) in the operator's parameters; `init` writes the per-channel multipliers and shifts
+//! into the persistent block (8 bytes a channel, as TensorFlow Lite Micro keeps them). The
+//! int8 and uint8 bias, with the input offset folded in for CONV_2D (`bias + input_offset *
+//! sum(filter row)`), is worked out per invoke in scratch memory: one pass over the filter,
+//! which costs as much as one output pixel, where keeping it would hold 4 more bytes per
+//! channel of every convolution for the model's life. `eval` rebuilds the full
 //! [`Geometry`] from the parameters and the shapes in the tensor records: a few loads per
 //! invoke, against 112 bytes of arena per operator if it were stored (TensorFlow Lite Micro's
 //! smallest arenas are the bar). Folding the
@@ -224,12 +227,15 @@ impl Geometry {
         self.kind != kind::FLOAT
     }
 
-    /// Words kept per output channel: multiplier, shift and (int8, uint8) the bias, folded
-    /// for CONV_2D; the 16x8 kernels read their bias from the model.
+    /// Words kept per output channel: multiplier and shift.
     fn channel_words(&self) -> usize {
+        if self.quantized() { 2 } else { 0 }
+    }
+
+    /// Scratch bytes for the int8 / uint8 per-channel bias `eval` works out (before the rest).
+    fn bias_bytes(&self) -> usize {
         match self.kind {
-            kind::INT8 | kind::UINT8 => 3,
-            kind::INT16 | kind::INT16_BIAS32 => 2,
+            kind::INT8 | kind::UINT8 => 4 * self.out_c as usize,
             _ => 0,
         }
     }
@@ -239,9 +245,14 @@ impl Geometry {
         4 * self.channel_words() * self.out_c as usize
     }
 
-    /// Scratch bytes `eval` uses: an im2col patch (CONV_2D) or per-channel accumulators
-    /// (DEPTHWISE_CONV_2D).
+    /// Scratch bytes `eval` uses: the int8 / uint8 bias ([`bias_bytes`](Self::bias_bytes)),
+    /// then an im2col patch (CONV_2D) or per-channel accumulators (DEPTHWISE_CONV_2D).
     fn scratch_bytes(&self) -> usize {
+        self.bias_bytes() + self.work_bytes()
+    }
+
+    /// Scratch bytes after the bias.
+    fn work_bytes(&self) -> usize {
         let c = self.out_c as usize;
         if self.depthwise != 0 {
             match self.kind {
@@ -462,7 +473,7 @@ fn prepare<const KINDS: u32>(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
     }
     if g.quantized() {
         // Derive the multipliers now, so a bad scale fails at setup, not at init.
-        channel_params::<KINDS>(&Operands::of(ctx)?, &g, |_, _, _, _| {})?;
+        channel_params::<KINDS>(&Operands::of(ctx)?, &g, |_, _, _| {})?;
     }
     ctx.request_persistent(g.persistent_bytes());
     ctx.request_scratch(g.scratch_bytes());
@@ -489,12 +500,11 @@ impl<'m> Operands<'m> {
     }
 }
 
-/// Calls `f(channel, multiplier, shift, bias)` for every output channel; the int8 CONV_2D
-/// bias has `input_offset * sum(filter row)` folded in.
+/// Calls `f(channel, multiplier, shift)` for every output channel.
 fn channel_params<const KINDS: u32>(
     ops: &Operands<'_>,
     g: &Geometry,
-    mut f: impl FnMut(usize, i32, i32, i32),
+    mut f: impl FnMut(usize, i32, i32),
 ) -> Result<(), KernelError> {
     let (in_scale, _) = quant::per_tensor(ops.input.quantization(), ops.input.dtype)?;
     let (out_scale, _) = quant::per_tensor(ops.output.quantization(), ops.output.dtype)?;
@@ -502,24 +512,6 @@ fn channel_params<const KINDS: u32>(
         what: "quantized filter without scales",
     })?;
     let oc = g.out_c as usize;
-    let short = KernelError::Mismatch {
-        what: "constant shorter than its shape",
-    };
-    let weights = ops.filter.constant().ok_or(short)?;
-    let bias = ops.bias.as_ref().and_then(Desc::constant);
-    let bias_at = |c: usize| -> Option<i32> {
-        match bias {
-            None => Some(0),
-            // An int64 bias stays in the model; eval reads it there.
-            Some(b) if g.kind == kind::INT16 => b.get(c * 8..c * 8 + 8).map(|_| 0),
-            Some(b) => b
-                .get(c * 4..c * 4 + 4)
-                .and_then(|s| s.try_into().ok())
-                .map(i32::from_le_bytes),
-        }
-    };
-    let row = g.row();
-    let mut ok = true;
     if KINDS & (1 << kind::UINT8) != 0 && g.kind == kind::UINT8 {
         let (w_scale, _) = quant::per_tensor(Some(fq), TensorType::Uint8)?;
         let bias_scale = ops.bias.as_ref().map(|b| {
@@ -529,40 +521,31 @@ fn channel_params<const KINDS: u32>(
         });
         let (m, s) = quant::legacy_conv_multiplier(in_scale, w_scale, bias_scale, out_scale)?;
         for c in 0..oc {
-            let folded = match bias_at(c) {
-                Some(b) if g.depthwise == 0 => weights
-                    .get(c * row..(c + 1) * row)
-                    .map(|r| folded_bias_u8(b, g.input_offset, g.weights_offset, r)),
-                b => b,
-            };
-            match folded {
-                Some(b) => f(c, m, s, b),
-                None => ok = false,
-            }
+            f(c, m, s);
         }
-        return if ok { Ok(()) } else { Err(short) };
+        return Ok(());
     }
-    quant::channel_multipliers(
-        in_scale,
-        &fq,
-        out_scale,
-        g.kind != kind::INT8,
-        |c, m, s| {
-            let folded = match bias_at(c) {
-                Some(b) if g.kind == kind::INT8 && g.depthwise == 0 => weights
-                    .get(c * row..(c + 1) * row)
-                    .and_then(|r| <[i8]>::ref_from_bytes(r).ok())
-                    .map(|r| folded_bias(b, g.input_offset, r)),
-                b => b,
-            };
-            match folded {
-                Some(b) => f(c, m, s, b),
-                None => ok = false,
-            }
-        },
-        oc,
-    )?;
-    if ok { Ok(()) } else { Err(short) }
+    quant::channel_multipliers(in_scale, &fq, out_scale, g.kind != kind::INT8, f, oc)
+}
+
+/// The int32 bias of each output channel into `dst`: the model's (zero without one), for
+/// CONV_2D with the offsets folded in (`fold(channel, bias)`).
+fn channel_bias(
+    dst: &mut [i32],
+    bias: Option<&[i32]>,
+    fold: impl Fn(usize, i32) -> Option<i32>,
+) -> Result<(), KernelError> {
+    let short = KernelError::Mismatch {
+        what: "constant shorter than its shape",
+    };
+    if bias.is_some_and(|b| b.len() < dst.len()) {
+        return Err(short);
+    }
+    for (c, d) in dst.iter_mut().enumerate() {
+        let b = bias.and_then(|b| b.get(c)).copied().unwrap_or(0);
+        *d = fold(c, b).ok_or(short)?;
+    }
+    Ok(())
 }
 
 fn init<const KINDS: u32>(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
@@ -577,38 +560,31 @@ fn init<const KINDS: u32>(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
         let words = g.channel_words() * oc;
         let table =
             <[i32]>::mut_from_bytes(rest.get_mut(..4 * words).ok_or(small)?).map_err(|_| small)?;
-        let (mult, rest) = table.split_at_mut(oc);
-        let (shift, bias) = rest.split_at_mut(oc);
-        channel_params::<KINDS>(&ops, &g, |c, m, s, b| {
+        let (mult, shift) = table.split_at_mut(oc);
+        channel_params::<KINDS>(&ops, &g, |c, m, s| {
             if let (Some(pm), Some(ps)) = (mult.get_mut(c), shift.get_mut(c)) {
                 (*pm, *ps) = (m, s);
-            }
-            // Empty for the 16x8 kernels.
-            if let Some(pb) = bias.get_mut(c) {
-                *pb = b;
             }
         })?;
     }
     Ok(())
 }
 
-/// Multipliers, shifts and biases, one per output channel.
-type Channels<'a> = (&'a [i32], &'a [i32], &'a [i32]);
+/// Multipliers and shifts, one per output channel.
+type Channels<'a> = (&'a [i32], &'a [i32]);
 
-/// The persistent block's parts: quantized, multipliers, shifts and (int8) biases.
+/// The persistent block's parts: multipliers and shifts (empty for float32).
 fn parts<'b>(g: &Geometry, rest: &'b [u8]) -> Result<Channels<'b>, KernelError> {
     let bad = KernelError::Mismatch {
         what: "persistent block not as init wrote it",
     };
     if !g.quantized() {
-        return Ok((&[], &[], &[]));
+        return Ok((&[], &[]));
     }
     let oc = g.out_c as usize;
     let words = g.channel_words() * oc;
     let table = <[i32]>::ref_from_bytes(rest.get(..4 * words).ok_or(bad)?).map_err(|_| bad)?;
-    let (mult, rest) = table.split_at(oc);
-    let (shift, bias) = rest.split_at(oc);
-    Ok((mult, shift, bias))
+    Ok(table.split_at(oc))
 }
 
 /// Runs the convolution; only the bodies of the kinds in `KINDS` and the shapes in `SHAPES`
@@ -623,12 +599,13 @@ fn eval<const KINDS: u32, const SHAPES: u32>(ctx: &mut Eval<'_>) -> Result<(), K
         &ctx.input_shape(1)?,
         &ctx.output_shape(0)?,
     );
-    let (mult, shift, folded) = parts(&g, ctx.persistent())?;
-    let q = Requant {
-        mult,
-        shift,
-        bias: folded,
+    let (mult, shift) = parts(&g, ctx.persistent())?;
+    let model_bias = if g.has_bias != 0 && g.bias_bytes() != 0 {
+        Some(ctx.input::<i32>(2)?)
+    } else {
+        None
     };
+    let row = g.row();
     match (g.kind, g.depthwise != 0) {
         (kind::FLOAT, dw) if runs(kind::FLOAT, dw) => {
             let input = ctx.input::<f32>(0)?;
@@ -651,17 +628,23 @@ fn eval<const KINDS: u32, const SHAPES: u32>(ctx: &mut Eval<'_>) -> Result<(), K
             let input = ctx.input::<i8>(0)?;
             let filter = ctx.input::<i8>(1)?;
             let out = ctx.output::<i8>(0)?;
+            let (bias, work) = bias_and_work(&g, ctx.scratch())?;
+            channel_bias(bias, model_bias, |c, b| {
+                if dw {
+                    return Some(b);
+                }
+                let r = filter.get(c * row..(c + 1) * row)?;
+                Some(folded_bias(b, g.input_offset, r))
+            })?;
+            let q = Requant { mult, shift, bias };
             if dw {
-                let acc = scratch_of::<i32>(ctx.scratch(), g.out_c as usize)?;
+                let acc = scratch_of::<i32>(work, g.out_c as usize)?;
                 depthwise_i8(&g, input, filter, &q, out, acc)
             } else {
                 let oc = g.out_c as usize;
-                let (acc, patch) =
-                    ctx.scratch()
-                        .split_at_mut_checked(4 * oc)
-                        .ok_or(KernelError::Mismatch {
-                            what: "scratch smaller than asked",
-                        })?;
+                let (acc, patch) = work.split_at_mut_checked(4 * oc).ok_or(KernelError::Mismatch {
+                    what: "scratch smaller than asked",
+                })?;
                 let acc = scratch_of::<i32>(acc, oc)?;
                 let patch = scratch_of::<i8>(patch, g.row())?;
                 conv_i8(&g, input, filter, &q, out, patch, acc)
@@ -671,17 +654,32 @@ fn eval<const KINDS: u32, const SHAPES: u32>(ctx: &mut Eval<'_>) -> Result<(), K
             let input = ctx.input::<u8>(0)?;
             let filter = ctx.input::<u8>(1)?;
             let out = ctx.output::<u8>(0)?;
+            let (bias, work) = bias_and_work(&g, ctx.scratch())?;
+            channel_bias(bias, model_bias, |c, b| {
+                if dw {
+                    return Some(b);
+                }
+                let r = filter.get(c * row..(c + 1) * row)?;
+                Some(folded_bias_u8(b, g.input_offset, g.weights_offset, r))
+            })?;
+            let q = Requant { mult, shift, bias };
             if dw {
-                let acc = scratch_of::<i32>(ctx.scratch(), g.out_c as usize)?;
+                let acc = scratch_of::<i32>(work, g.out_c as usize)?;
                 depthwise_u8(&g, input, filter, &q, out, acc)
             } else {
-                let patch = scratch_of::<u8>(ctx.scratch(), g.row())?;
+                let patch = scratch_of::<u8>(work, g.row())?;
                 conv_u8(&g, input, filter, &q, out, patch)
             }
         }
         (k @ (kind::INT16 | kind::INT16_BIAS32), dw) if runs(k, dw) => {
             let input = ctx.input::<i16>(0)?;
             let filter = ctx.input::<i8>(1)?;
+            // The 16x8 kernels read their bias from the model.
+            let q = Requant {
+                mult,
+                shift,
+                bias: &[],
+            };
             let bias = match (g.has_bias != 0, g.kind) {
                 (false, _) => Bias::None,
                 (true, kind::INT16) => Bias::Wide(ctx.input::<i64>(2)?),
@@ -700,6 +698,19 @@ fn eval<const KINDS: u32, const SHAPES: u32>(ctx: &mut Eval<'_>) -> Result<(), K
             what: "convolution kind",
         }),
     }
+}
+
+/// The scratch split into the int8 / uint8 per-channel bias and the bytes after it.
+fn bias_and_work<'s>(
+    g: &Geometry,
+    scratch: &'s mut [u8],
+) -> Result<(&'s mut [i32], &'s mut [u8]), KernelError> {
+    let (bias, work) = scratch
+        .split_at_mut_checked(g.bias_bytes())
+        .ok_or(KernelError::Mismatch {
+            what: "scratch smaller than asked",
+        })?;
+    Ok((scratch_of::<i32>(bias, g.bias_bytes() / 4)?, work))
 }
 
 fn scratch_of<T: FromBytes + IntoBytes + KnownLayout + Immutable>(

@@ -123,13 +123,17 @@ fn prepare_quantize(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
             what: "QUANTIZE to other types than INT8, UINT8, INT16",
         });
     }
-    let (out_scale, out_zp) = quant::per_tensor(ctx.output(0)?.quantization(), ot)?;
+    let params = |d: crate::interpreter::Desc<'_>, t| match t {
+        TensorType::Int32 => quant::per_tensor_i32(d.quantization()),
+        _ => quant::per_tensor(d.quantization(), t),
+    };
+    let (out_scale, out_zp) = params(ctx.output(0)?, ot)?;
     p.out_scale = out_scale;
     p.out_zp = out_zp;
     if it == TensorType::Float32 {
         // Per-tensor only: a per-channel output would have more than one scale.
     } else if quantized(it) || wide {
-        let (in_scale, in_zp) = quant::per_tensor(ctx.input(0)?.quantization(), it)?;
+        let (in_scale, in_zp) = params(ctx.input(0)?, it)?;
         p.in_zp = in_zp;
         (p.mult, p.shift) =
             quant::checked_multiplier(f64::from(in_scale) / f64::from(out_scale), false)?;

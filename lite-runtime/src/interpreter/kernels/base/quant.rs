@@ -123,10 +123,9 @@ pub(crate) fn type_range(t: TensorType) -> Result<(i32, i32), KernelError> {
         TensorType::Int8 => (i8::MIN.into(), i8::MAX.into()),
         TensorType::Uint8 => (0, u8::MAX.into()),
         TensorType::Int16 => (i16::MIN.into(), i16::MAX.into()),
-        TensorType::Int32 => (i32::MIN, i32::MAX),
         _ => {
             return Err(KernelError::Unsupported {
-                what: "quantized type other than INT8, UINT8, INT16, INT32",
+                what: "quantized type other than INT8, UINT8, INT16",
             });
         }
     })
@@ -174,6 +173,19 @@ pub(crate) fn per_tensor(
     q: Option<Quantization<'_>>,
     t: TensorType,
 ) -> Result<(f32, i32), KernelError> {
+    per_tensor_in(q, type_range(t)?)
+}
+
+/// [`per_tensor`] of an int32 tensor (QUANTIZE's requantization to or from int32 only: the
+/// other kernels refuse int32 as a quantized type).
+pub(crate) fn per_tensor_i32(q: Option<Quantization<'_>>) -> Result<(f32, i32), KernelError> {
+    per_tensor_in(q, (i32::MIN, i32::MAX))
+}
+
+fn per_tensor_in(
+    q: Option<Quantization<'_>>,
+    (lo, hi): (i32, i32),
+) -> Result<(f32, i32), KernelError> {
     let missing = KernelError::Mismatch {
         what: "quantized tensor without one scale and zero point",
     };
@@ -188,7 +200,6 @@ pub(crate) fn per_tensor(
         });
     }
     let zp = q.zero_point().get(0).unwrap_or(0);
-    let (lo, hi) = type_range(t)?;
     let zp = i32::try_from(zp)
         .ok()
         .filter(|z| (lo..=hi).contains(z))
