@@ -646,7 +646,9 @@ pub(crate) fn depthwise_u8_impl(
 }
 
 /// CONV_2D, 16x8: `sum x w + bias` in 64 bits (32 with an int32 bias), requantized; zero
-/// points are 0.
+/// points are 0. Where every window is inside the image ([`Geometry::windows_inside`]) the
+/// sums read the input in place, one filter row at a time (exact integer sums: any order
+/// gives the reference's bits), and `patch` may be empty.
 #[inline(always)]
 pub(crate) fn conv_i16_impl(
     g: &Geometry,
@@ -662,9 +664,31 @@ pub(crate) fn conv_i16_impl(
     let input = take(input, d.input_len())?;
     let filter = take(filter, d.out_c * row)?;
     check_scales(q, d.out_c)?;
-    let patch = take_mut(patch, row)?;
     let bias = checked_bias(bias, d.out_c)?;
     let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
+    if g.windows_inside() {
+        let run = d.f_w * d.in_c;
+        for (b, w) in Windows::new(g)? {
+            let y = pixels.next().ok_or(SHORT)?;
+            for (c, (((k, y), &m), &s)) in filter
+                .chunks_exact(row)
+                .zip(y.iter_mut())
+                .zip(q.mult)
+                .zip(q.shift)
+                .enumerate()
+            {
+                let mut sum = 0i64;
+                for (fy, k) in k.chunks_exact(run).enumerate() {
+                    let o = at(g, &d, b, &w, fy, 0);
+                    let x = input.get(o..o + run).ok_or(SHORT)?;
+                    sum = sum.wrapping_add(dot_i16(x, k));
+                }
+                *y = finish_wide(sum, c, bias, m, s, g) as i16;
+            }
+        }
+        return Ok(());
+    }
+    let patch = take_mut(patch, row)?;
     for (b, w) in Windows::new(g)? {
         let x = gather(g, &d, input, b, &w, 0, patch)?;
         let y = pixels.next().ok_or(SHORT)?;
