@@ -55,6 +55,10 @@ struct Params {
     sparse: u32,
     /// The sparse weights' row index layout (after the per-unit table).
     plan: Plan,
+    /// The input's and output's scales ([`flag::NARROW`] computes each unit's scale from
+    /// them).
+    in_scale: f32,
+    out_scale: f32,
 }
 
 /// Bits of [`Params::flags`].
@@ -73,6 +77,10 @@ mod flag {
     /// Sparse weights stored in the operand itself (LiteRT's fixed-point sparse kernel);
     /// without it, sparse weights come from a folded DENSIFY (the dense arithmetic).
     pub const DIRECT: u32 = 32;
+    /// Dense weights, int32 accumulator, folded constants: the per-unit table holds
+    /// [`Narrow`](super::Narrow) rows (8 bytes a unit, as TensorFlow Lite Micro's per-channel
+    /// multiplier and shift) instead of [`Unit`](super::Unit) rows (16).
+    pub const NARROW: u32 = 64;
 }
 
 impl Params {
@@ -100,7 +108,19 @@ struct SparseUnit {
     _reserved: i32,
 }
 
+/// One unit's row for dense weights with an int32 accumulator: its weights' scale (the
+/// unit's scale, `input_scale * w_scale / output_scale` in double, is worked out at eval, as
+/// init would) and its folded constant wrapped to 32 bits (the accumulator wraps there, so
+/// the sums agree modulo 2^32, which is all the reference keeps).
+#[derive(Clone, Copy, FromBytes, IntoBytes, KnownLayout, Immutable)]
+#[repr(C)]
+struct Narrow {
+    w_scale: f32,
+    folded: i32,
+}
+
 const UNIT: usize = core::mem::size_of::<Unit>();
+const NARROW: usize = core::mem::size_of::<Narrow>();
 const _: () = assert!(core::mem::size_of::<SparseUnit>() == UNIT);
 
 /// Whether `ctx` is a quantized FULLY_CONNECTED (its input int8, int16 or uint8).
@@ -255,9 +275,13 @@ pub(super) fn prepare<const FULL: bool>(ctx: &mut Prepare<'_>) -> Result<(), Ker
             // The multipliers now, so a bad scale fails at setup.
             sparse_multipliers(&input, &weights, bias.as_ref(), &output, |_, _, _| {}, units)?;
         }
+    } else if folded && acc32 {
+        ctx.request_persistent(units.checked_mul(NARROW).ok_or(check::DIM_OVER_U32)?);
     } else {
         ctx.request_persistent(table);
     }
+    let narrow = sparse.is_none() && folded && acc32;
+    let (in_scale, _) = quant::per_tensor(input.quantization(), input.dtype)?;
     let flags = [
         (wide, flag::WIDE),
         (acc32, flag::ACC32),
@@ -265,6 +289,7 @@ pub(super) fn prepare<const FULL: bool>(ctx: &mut Prepare<'_>) -> Result<(), Ker
         (bias.is_some(), flag::BIAS),
         (unsigned, flag::UINT8),
         (direct, flag::DIRECT),
+        (narrow, flag::NARROW),
     ]
     .iter()
     .fold(0, |a, &(on, f)| if on { a | f } else { a });
@@ -280,6 +305,8 @@ pub(super) fn prepare<const FULL: bool>(ctx: &mut Prepare<'_>) -> Result<(), Ker
         hi,
         sparse: source,
         plan,
+        in_scale,
+        out_scale,
     });
     Ok(())
 }
@@ -360,6 +387,9 @@ pub(super) fn init<const FULL: bool>(ctx: &mut Init<'_, '_>) -> Result<(), Kerne
     let wbytes = weights.constant();
     let bbytes = bias.as_ref().and_then(|b| b.constant());
     let wide_bias = bias.as_ref().is_some_and(|b| b.dtype == TensorType::Int64);
+    if p.has(flag::NARROW) {
+        return init_narrow(ctx.persistent(), &p, scales, wbytes, bbytes);
+    }
     let table = <[Unit]>::mut_from_bytes(ctx.persistent().get_mut(..units * UNIT).ok_or(
         KernelError::Mismatch {
             what: "persistent block smaller than asked",
@@ -391,6 +421,45 @@ pub(super) fn init<const FULL: bool>(ctx: &mut Init<'_, '_>) -> Result<(), Kerne
             };
             u.folded = b + term;
         }
+    }
+    Ok(())
+}
+
+/// The [`Narrow`] table: each unit's weight scale and folded constant.
+fn init_narrow(
+    persistent: &mut [u8],
+    p: &Params,
+    scales: crate::model::F32s<'_>,
+    wbytes: Option<&[u8]>,
+    bbytes: Option<&[u8]>,
+) -> Result<(), KernelError> {
+    let (units, depth) = (p.units as usize, p.depth as usize);
+    let table = <[Narrow]>::mut_from_bytes(persistent.get_mut(..units * NARROW).ok_or(
+        KernelError::Mismatch {
+            what: "persistent block smaller than asked",
+        },
+    )?)
+    .map_err(|_| KernelError::Mismatch {
+        what: "persistent block misaligned",
+    })?;
+    for (n, u) in table.iter_mut().enumerate() {
+        u.w_scale = scales
+            .get(if scales.len() == 1 { 0 } else { n })
+            .unwrap_or(0.0);
+        let w = wbytes
+            .and_then(|b| b.get(n * depth..(n + 1) * depth))
+            .ok_or(SHORT_CONSTANT)?;
+        let b = match bbytes {
+            Some(bytes) => bias_at(bytes, n, false).ok_or(SHORT_CONSTANT)?,
+            None => 0,
+        };
+        let term = if p.has(flag::UINT8) {
+            weights_term(w, p.input_offset, p.weights_offset)
+        } else {
+            let w = <[i8]>::ref_from_bytes(w).map_err(|_| SHORT_CONSTANT)?;
+            weights_term(w, p.input_offset, p.weights_offset)
+        };
+        u.folded = (b + term) as i32;
     }
     Ok(())
 }
@@ -600,11 +669,43 @@ fn dense<X: Copy + Into<i64>, W: Copy + Into<i64>, Y>(
     p: &Params,
     input: &[X],
     weights: &[W],
-    table: &[Unit],
+    table: &[u8],
     bias: Option<&[u8]>,
     out: &mut [Y],
     dot: impl Fn(&[X], &[W]) -> i64,
     narrow: impl Fn(i32) -> Y,
+) -> Result<(), KernelError> {
+    if p.has(flag::NARROW) {
+        let table = <[Narrow]>::ref_from_bytes(table).map_err(|_| TABLE)?;
+        // As init computes a unit's scale: each factor widened to double.
+        let (si, so) = (f64::from(p.in_scale), f64::from(p.out_scale));
+        return dense_rows(p, input, weights, out, &dot, &narrow, |n, _| {
+            let u = table.get(n).ok_or(TABLE)?;
+            Ok((si * f64::from(u.w_scale) / so, i64::from(u.folded)))
+        });
+    }
+    let table = <[Unit]>::ref_from_bytes(table).map_err(|_| TABLE)?;
+    dense_rows(p, input, weights, out, &dot, &narrow, |n, w| {
+        let u = table.get(n).ok_or(TABLE)?;
+        let c = if p.has(flag::FOLDED) {
+            u.folded
+        } else {
+            unfolded(p, w, bias, n)?
+        };
+        Ok((u.scale, c))
+    })
+}
+
+/// [`dense`]'s loop, with `unit(n, weights)` giving unit `n`'s scale and constant.
+#[inline(always)]
+fn dense_rows<X: Copy + Into<i64>, W: Copy + Into<i64>, Y>(
+    p: &Params,
+    input: &[X],
+    weights: &[W],
+    out: &mut [Y],
+    dot: &impl Fn(&[X], &[W]) -> i64,
+    narrow: &impl Fn(i32) -> Y,
+    unit: impl Fn(usize, &[W]) -> Result<(f64, i64), KernelError>,
 ) -> Result<(), KernelError> {
     let (batches, depth, units) = (p.batches as usize, p.depth as usize, p.units as usize);
     let input = input.get(..batches * depth).ok_or(SHORT)?;
@@ -612,19 +713,10 @@ fn dense<X: Copy + Into<i64>, W: Copy + Into<i64>, Y>(
     let acc32 = p.has(flag::ACC32);
     for (x, y) in input.chunks_exact(depth).zip(out.chunks_exact_mut(units)) {
         let xsum = i64::from(p.weights_offset) * x.iter().map(|&v| v.into()).sum::<i64>();
-        for (n, ((w, y), u)) in weights
-            .chunks_exact(depth)
-            .zip(y.iter_mut())
-            .zip(table)
-            .enumerate()
-        {
-            let c = if p.has(flag::FOLDED) {
-                u.folded
-            } else {
-                unfolded(p, w, bias, n)?
-            };
+        for (n, (w, y)) in weights.chunks_exact(depth).zip(y.iter_mut()).enumerate() {
+            let (scale, c) = unit(n, w)?;
             let acc = dot(x, w) + xsum + c;
-            *y = narrow(requantize(acc, acc32, u.scale, p.output_offset, p.lo, p.hi));
+            *y = narrow(requantize(acc, acc32, scale, p.output_offset, p.lo, p.hi));
         }
     }
     Ok(())
@@ -708,11 +800,8 @@ pub(super) fn eval<const FULL: bool>(ctx: &mut Eval<'_>) -> Result<(), KernelErr
         return eval_sparse(ctx, &p);
     }
     let (depth, units) = (p.depth as usize, p.units as usize);
-    let table = ctx
-        .persistent()
-        .get(..units * UNIT)
-        .and_then(|b| <[Unit]>::ref_from_bytes(b).ok())
-        .ok_or(TABLE)?;
+    let row = if p.has(flag::NARROW) { NARROW } else { UNIT };
+    let table = ctx.persistent().get(..units * row).ok_or(TABLE)?;
     let bias = if !p.has(flag::FOLDED) && p.has(flag::BIAS) {
         Some(ctx.input_bytes(2)?)
     } else {

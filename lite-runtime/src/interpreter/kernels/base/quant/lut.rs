@@ -17,14 +17,28 @@ pub(crate) fn populate_i8(
     f: impl Fn(f32) -> f32,
     table: &mut [i8; 256],
 ) {
-    let inverse_scale = 1.0 / out_scale;
-    for v in -128i32..=127 {
-        let dequantized = in_scale * (v - in_zp) as f32;
-        let rescaled = libm::roundf(f(dequantized) * inverse_scale);
-        // C's float-to-int conversion; saturating here where C is undefined.
-        let q = (rescaled + out_zp as f32) as i32;
-        table[usize::from(v as i8 as u8)] = q.clamp(-128, 127) as i8;
+    for v in i8::MIN..=i8::MAX {
+        table[usize::from(v as u8)] = entry_i8(in_scale, in_zp, out_scale, out_zp, &f, v);
     }
+}
+
+/// One entry of [`populate_i8`]'s table: the value a kernel that looks `v` up reads, for one
+/// computed without the table.
+#[inline]
+pub(crate) fn entry_i8(
+    in_scale: f32,
+    in_zp: i32,
+    out_scale: f32,
+    out_zp: i32,
+    f: impl Fn(f32) -> f32,
+    v: i8,
+) -> i8 {
+    let inverse_scale = 1.0 / out_scale;
+    let dequantized = in_scale * (i32::from(v) - in_zp) as f32;
+    let rescaled = libm::roundf(f(dequantized) * inverse_scale);
+    // C's float-to-int conversion; saturating here where C is undefined.
+    let q = (rescaled + out_zp as f32) as i32;
+    q.clamp(-128, 127) as i8
 }
 
 /// Entries of an int16 table.
