@@ -124,6 +124,7 @@ kernels! {
         where_: [WHERE];
         topk: [TOPK_V2];
         space_batch: [SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND];
+        tile: [TILE];
         // vision
         resize: [RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR];
         transpose_conv: [TRANSPOSE_CONV];
