@@ -4,6 +4,7 @@
 use super::Geometry;
 use super::super::base::check::SHORT;
 use super::super::base::fused::clamp;
+pub(crate) use super::super::base::math::dot as dot_f32;
 use super::super::base::quant::{
     multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_i64,
 };
@@ -399,24 +400,6 @@ pub(crate) fn conv_f32_impl(
         }
     }
     Ok(())
-}
-
-/// `sum a b` in eight interleaved lanes, then the lanes pairwise.
-#[inline(always)]
-fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
-    let mut lanes = [0.0f32; 8];
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, w) in ca.zip(cb) {
-        for ((l, &x), &w) in lanes.iter_mut().zip(x).zip(w) {
-            *l += x * w;
-        }
-    }
-    for ((l, &x), &w) in lanes.iter_mut().zip(ra).zip(rb) {
-        *l += x * w;
-    }
-    let [a0, a1, a2, a3, a4, a5, a6, a7] = lanes;
-    ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7))
 }
 
 /// DEPTHWISE_CONV_2D, float32: per output channel `c = ic * dm + m`,
