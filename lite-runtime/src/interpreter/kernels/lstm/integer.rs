@@ -233,14 +233,30 @@ fn matmul_acc<T: Copy + Into<i32>>(
         None => None,
     };
     let out = first_mut(out, batches * rows)?;
+    // `x + offset` fits 16 bits (an int8 value plus minus an int8 zero point): 16-bit
+    // operands multiply-add pairwise into 32 bits (SSE2's `pmaddwd`), where 32-bit products
+    // have no SSE2 instruction; the integers are the same.
+    let offset16 = i16::try_from(offset)
+        .ok()
+        .filter(|o| (-128..=128).contains(o));
     for b in 0..batches {
         let xv = &x[b * cols..b * cols + cols];
         for r in 0..rows {
             let row = &w[r * cols..r * cols + cols];
             let mut acc = bias.map_or(0, |v| v[r]);
-            for (&a, &c) in xv.iter().zip(row) {
-                let v = i32::from(a).wrapping_add(offset);
-                acc = acc.wrapping_add(v.wrapping_mul(i32::from(c)));
+            match offset16 {
+                Some(o16) => {
+                    for (&a, &c) in xv.iter().zip(row) {
+                        let v = i16::from(a) + o16;
+                        acc = acc.wrapping_add(i32::from(v) * i32::from(i16::from(c)));
+                    }
+                }
+                None => {
+                    for (&a, &c) in xv.iter().zip(row) {
+                        let v = i32::from(a).wrapping_add(offset);
+                        acc = acc.wrapping_add(v.wrapping_mul(i32::from(c)));
+                    }
+                }
             }
             let o = &mut out[b * rows + r];
             let v = mbqm(acc, mul[0], mul[1])
