@@ -5,7 +5,7 @@
 use std::vec::Vec;
 
 use super::SKIPPED;
-use crate::interpreter::kernels::one_op::kernel_error;
+use super::super::one_op::kernel_error;
 use crate::interpreter::{AllOps, ErrorKind, Interpreter, KernelError, Options};
 use crate::model::Model;
 use crate::model::tests::builder::{Obj, T, bytes, finish, ints, string, tables};

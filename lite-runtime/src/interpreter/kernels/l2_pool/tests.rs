@@ -2,7 +2,7 @@
 //! clipped window walked row by row), end to end, and its refusals.
 
 use super::*;
-use crate::interpreter::kernels::one_op::{F32, I8, f32s, model, run, setup_error, to_f32s, var};
+use super::super::one_op::{F32, I8, f32s, model, run, setup_error, to_f32s, var};
 use crate::model::tests::builder::F;
 use proptest::prelude::*;
 
@@ -88,7 +88,7 @@ proptest! {
     }
 }
 
-fn options(padding: u8, stride: (i32, i32), filter: (i32, i32), act: u8) -> crate::interpreter::kernels::one_op::Opts {
+fn options(padding: u8, stride: (i32, i32), filter: (i32, i32), act: u8) -> super::super::one_op::Opts {
     Some((
         5,
         vec![

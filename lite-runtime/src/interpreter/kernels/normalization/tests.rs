@@ -2,7 +2,7 @@
 //! gemmlowp's inverse square root against its definition, end to end, and the refusals.
 
 use super::*;
-use crate::interpreter::kernels::one_op::{F32, I8, f32s, model, run, setup_error, to_f32s, var};
+use super::super::one_op::{F32, I8, f32s, model, run, setup_error, to_f32s, var};
 use crate::model::tests::builder::F;
 use proptest::prelude::*;
 

@@ -3,7 +3,7 @@
 //! models, and the refusals.
 
 use super::*;
-use crate::interpreter::kernels::one_op::{
+use super::super::one_op::{
     F32, I8, I32, U8, const_i32, f32s, i32s, kernel_error, model, run, setup_error, to_f32s, var,
 };
 use crate::model::tests::builder::F;
@@ -242,14 +242,14 @@ fn the_integer_interpolation_rounds_half_away_from_zero() {
     assert_eq!(y, [-1, 0, 0]);
 }
 
-fn bilinear_options(align: bool, half: bool) -> crate::interpreter::kernels::one_op::Opts {
+fn bilinear_options(align: bool, half: bool) -> super::super::one_op::Opts {
     Some((
         15,
         vec![(2, F::U8(u8::from(align))), (3, F::U8(u8::from(half)))],
     ))
 }
 
-fn nearest_options(align: bool, half: bool) -> crate::interpreter::kernels::one_op::Opts {
+fn nearest_options(align: bool, half: bool) -> super::super::one_op::Opts {
     Some((
         74,
         vec![(0, F::U8(u8::from(align))), (1, F::U8(u8::from(half)))],
@@ -293,7 +293,7 @@ fn one_operator_models_run_end_to_end() {
 
 #[test]
 fn malformed_operators_are_refused_at_set_up() {
-    let b = |opts, tensors: &[crate::interpreter::kernels::one_op::Tensor]| {
+    let b = |opts, tensors: &[super::super::one_op::Tensor]| {
         setup_error(&model(RESIZE_BILINEAR_CODE, opts, tensors, 2))
     };
     // align_corners with half-pixel centres.
@@ -339,9 +339,9 @@ fn malformed_operators_are_refused_at_set_up() {
         RESIZE_NEAREST_CODE,
         nearest_options(false, false),
         &[
-            var(crate::interpreter::kernels::one_op::I64, &[1, 2, 2, 1]),
+            var(super::super::one_op::I64, &[1, 2, 2, 1]),
             const_i32(&[2], &[4, 4]),
-            var(crate::interpreter::kernels::one_op::I64, &[1, 4, 4, 1]),
+            var(super::super::one_op::I64, &[1, 4, 4, 1]),
         ],
         2,
     ));

@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use super::super::proptest_config::cases;
 use super::fixed::{self, naive};
 use super::kiss::{self, Plan};
-use crate::interpreter::kernels::one_op::kernel_error;
+use super::super::one_op::kernel_error;
 use crate::interpreter::{AllOps, Interpreter, InterpreterError, KernelError, Options};
 use crate::model::Model;
 use crate::model::tests::builder::{Obj, T, bytes, finish, ints, string, tables};

@@ -5,7 +5,7 @@
 
 use super::*;
 use super::super::base::quant::quantize_multiplier;
-use crate::interpreter::kernels::one_op::{
+use super::super::one_op::{
     F32, I32, I8, Tensor, const_i32, f32s, i32s, kernel_error, model, run, setup_error, to_f32s,
     var,
 };
@@ -231,7 +231,7 @@ proptest! {
     }
 }
 
-fn options(padding: u8, stride: (i32, i32), act: u8) -> crate::interpreter::kernels::one_op::Opts {
+fn options(padding: u8, stride: (i32, i32), act: u8) -> super::super::one_op::Opts {
     Some((
         49,
         vec![
