@@ -81,6 +81,9 @@ mod flag {
     /// [`Narrow`](super::Narrow) rows (8 bytes a unit, as TensorFlow Lite Micro's per-channel
     /// multiplier and shift) instead of [`Unit`](super::Unit) rows (16).
     pub const NARROW: u32 = 64;
+    /// With [`NARROW`]: the weights have one scale, kept once before the units' folded
+    /// constants (4 bytes a unit).
+    pub const ONE_SCALE: u32 = 128;
 }
 
 impl Params {
@@ -121,6 +124,20 @@ struct Narrow {
 
 const UNIT: usize = core::mem::size_of::<Unit>();
 const NARROW: usize = core::mem::size_of::<Narrow>();
+/// [`flag::ONE_SCALE`]'s head: the weights' scale (f32), padded to 8 bytes.
+const ONE_SCALE_HEAD: usize = 8;
+
+/// Bytes of the dense per-unit table `p` keeps.
+fn dense_table_bytes(p: &Params) -> usize {
+    let units = p.units as usize;
+    if p.has(flag::ONE_SCALE) {
+        ONE_SCALE_HEAD + 4 * units
+    } else if p.has(flag::NARROW) {
+        NARROW * units
+    } else {
+        UNIT * units
+    }
+}
 const _: () = assert!(core::mem::size_of::<SparseUnit>() == UNIT);
 
 /// Whether `ctx` is a quantized FULLY_CONNECTED (its input int8, int16 or uint8).
@@ -276,7 +293,12 @@ pub(super) fn prepare<const FULL: bool>(ctx: &mut Prepare<'_>) -> Result<(), Ker
             sparse_multipliers(&input, &weights, bias.as_ref(), &output, |_, _, _| {}, units)?;
         }
     } else if folded && acc32 {
-        ctx.request_persistent(units.checked_mul(NARROW).ok_or(check::DIM_OVER_U32)?);
+        let bytes = if per_channel {
+            units.checked_mul(NARROW)
+        } else {
+            units.checked_mul(4).and_then(|b| b.checked_add(ONE_SCALE_HEAD))
+        };
+        ctx.request_persistent(bytes.ok_or(check::DIM_OVER_U32)?);
     } else {
         ctx.request_persistent(table);
     }
@@ -290,6 +312,7 @@ pub(super) fn prepare<const FULL: bool>(ctx: &mut Prepare<'_>) -> Result<(), Ker
         (unsigned, flag::UINT8),
         (direct, flag::DIRECT),
         (narrow, flag::NARROW),
+        (narrow && !per_channel, flag::ONE_SCALE),
     ]
     .iter()
     .fold(0, |a, &(on, f)| if on { a | f } else { a });
@@ -434,18 +457,13 @@ fn init_narrow(
     bbytes: Option<&[u8]>,
 ) -> Result<(), KernelError> {
     let (units, depth) = (p.units as usize, p.depth as usize);
-    let table = <[Narrow]>::mut_from_bytes(persistent.get_mut(..units * NARROW).ok_or(
-        KernelError::Mismatch {
-            what: "persistent block smaller than asked",
-        },
-    )?)
-    .map_err(|_| KernelError::Mismatch {
+    let small = KernelError::Mismatch {
+        what: "persistent block smaller than asked",
+    };
+    let misaligned = KernelError::Mismatch {
         what: "persistent block misaligned",
-    })?;
-    for (n, u) in table.iter_mut().enumerate() {
-        u.w_scale = scales
-            .get(if scales.len() == 1 { 0 } else { n })
-            .unwrap_or(0.0);
+    };
+    let folded = |n: usize| -> Result<i32, KernelError> {
         let w = wbytes
             .and_then(|b| b.get(n * depth..(n + 1) * depth))
             .ok_or(SHORT_CONSTANT)?;
@@ -459,7 +477,27 @@ fn init_narrow(
             let w = <[i8]>::ref_from_bytes(w).map_err(|_| SHORT_CONSTANT)?;
             weights_term(w, p.input_offset, p.weights_offset)
         };
-        u.folded = (b + term) as i32;
+        Ok((b + term) as i32)
+    };
+    if p.has(flag::ONE_SCALE) {
+        let (head, rest) = persistent
+            .get_mut(..dense_table_bytes(p))
+            .ok_or(small)?
+            .split_at_mut(ONE_SCALE_HEAD);
+        head[..4].copy_from_slice(&scales.get(0).unwrap_or(0.0).to_ne_bytes());
+        let table = <[i32]>::mut_from_bytes(rest).map_err(|_| misaligned)?;
+        for (n, c) in table.iter_mut().enumerate() {
+            *c = folded(n)?;
+        }
+        return Ok(());
+    }
+    let table = <[Narrow]>::mut_from_bytes(persistent.get_mut(..units * NARROW).ok_or(small)?)
+        .map_err(|_| misaligned)?;
+    for (n, u) in table.iter_mut().enumerate() {
+        u.w_scale = scales
+            .get(if scales.len() == 1 { 0 } else { n })
+            .unwrap_or(0.0);
+        u.folded = folded(n)?;
     }
     Ok(())
 }
@@ -675,10 +713,21 @@ fn dense<X: Copy + Into<i64>, W: Copy + Into<i64>, Y>(
     dot: impl Fn(&[X], &[W]) -> i64,
     narrow: impl Fn(i32) -> Y,
 ) -> Result<(), KernelError> {
+    // As init computes a unit's scale: each factor widened to double.
+    let (si, so) = (f64::from(p.in_scale), f64::from(p.out_scale));
+    if p.has(flag::ONE_SCALE) {
+        let (head, rest) = table
+            .split_at_checked(ONE_SCALE_HEAD)
+            .ok_or(TABLE)?;
+        let w_scale = f32::from_ne_bytes(head[..4].try_into().map_err(|_| TABLE)?);
+        let scale = si * f64::from(w_scale) / so;
+        let folded = <[i32]>::ref_from_bytes(rest).map_err(|_| TABLE)?;
+        return dense_rows(p, input, weights, out, &dot, &narrow, |n, _| {
+            Ok((scale, i64::from(*folded.get(n).ok_or(TABLE)?)))
+        });
+    }
     if p.has(flag::NARROW) {
         let table = <[Narrow]>::ref_from_bytes(table).map_err(|_| TABLE)?;
-        // As init computes a unit's scale: each factor widened to double.
-        let (si, so) = (f64::from(p.in_scale), f64::from(p.out_scale));
         return dense_rows(p, input, weights, out, &dot, &narrow, |n, _| {
             let u = table.get(n).ok_or(TABLE)?;
             Ok((si * f64::from(u.w_scale) / so, i64::from(u.folded)))
@@ -800,8 +849,7 @@ pub(super) fn eval<const FULL: bool>(ctx: &mut Eval<'_>) -> Result<(), KernelErr
         return eval_sparse(ctx, &p);
     }
     let (depth, units) = (p.depth as usize, p.units as usize);
-    let row = if p.has(flag::NARROW) { NARROW } else { UNIT };
-    let table = ctx.persistent().get(..units * row).ok_or(TABLE)?;
+    let table = ctx.persistent().get(..dense_table_bytes(&p)).ok_or(TABLE)?;
     let bias = if !p.has(flag::FOLDED) && p.has(flag::BIAS) {
         Some(ctx.input_bytes(2)?)
     } else {
