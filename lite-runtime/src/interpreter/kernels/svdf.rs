@@ -376,7 +376,7 @@ fn time_weights_bias_activation(
 }
 
 /// An integer state element: int16 or int8.
-trait StateInt: Copy + tessera_core::tensor::Element + Into<i32> {
+trait StateInt: Copy + tessera_core::tensor::Element + Into<i32> + Into<i16> {
     const MIN: i32;
     const MAX: i32;
     fn narrow(v: i32) -> Self;
@@ -416,13 +416,29 @@ fn eval_integer<T: StateInt>(ctx: &mut Eval<'_>, p: &Params, s: &Sizes) -> Resul
     let temp = carve.take::<i32>(s.batches * s.units)?;
     shift(state);
     let m = s.memory;
+    // `v - zp` fits 16 bits for an int8 zero point: 16-bit operands multiply-add pairwise
+    // into 32 bits (SSE2's `pmaddwd`), where 32-bit products do not vectorize on x86-64's
+    // baseline; the integers are the same.
+    let zp16 = i16::try_from(p.input_zp)
+        .ok()
+        .filter(|z| (-128..=127).contains(z));
     for b in 0..s.batches {
         let x = &input[b * s.input..b * s.input + s.input];
         for f in 0..s.filters {
             let row = &feature[f * s.input..f * s.input + s.input];
             let mut dot = 0i32;
-            for (&w, &v) in row.iter().zip(x) {
-                dot = dot.wrapping_add(i32::from(w) * (i32::from(v) - p.input_zp));
+            match zp16 {
+                Some(z) => {
+                    for (&w, &v) in row.iter().zip(x) {
+                        let v = i16::from(v) - z;
+                        dot = dot.wrapping_add(i32::from(i16::from(w)) * i32::from(v));
+                    }
+                }
+                None => {
+                    for (&w, &v) in row.iter().zip(x) {
+                        dot = dot.wrapping_add(i32::from(w) * (i32::from(v) - p.input_zp));
+                    }
+                }
             }
             let v = mbqm(dot, p.scale1[0], p.scale1[1]).clamp(T::MIN, T::MAX);
             if m > 0 {
@@ -436,8 +452,17 @@ fn eval_integer<T: StateInt>(ctx: &mut Eval<'_>, p: &Params, s: &Sizes) -> Resul
             let at = (b * s.filters + f) * m;
             let v = &state[at..at + m];
             let mut dot = 0i32;
-            for (&a, &x) in w.iter().zip(v) {
-                dot = dot.wrapping_add(a.into().wrapping_mul(x.into().wrapping_sub(p.state_zp)));
+            if p.state_zp == 0 {
+                // 16-bit operands, as above (an int16 state's zero point is 0).
+                for (&a, &x) in w.iter().zip(v) {
+                    let (a, x): (i16, i16) = (a.into(), x.into());
+                    dot = dot.wrapping_add(i32::from(a) * i32::from(x));
+                }
+            } else {
+                for (&a, &x) in w.iter().zip(v) {
+                    let (a, x): (i32, i32) = (a.into(), x.into());
+                    dot = dot.wrapping_add(a.wrapping_mul(x.wrapping_sub(p.state_zp)));
+                }
             }
             scratch[b * s.filters + f] = dot;
         }
