@@ -11,6 +11,7 @@ mod sparse_weights;
 use self::sparse_weights::{Dims, Plan, RowIndex};
 use super::base::check;
 use super::base::fused::{clamp, float_range};
+use super::base::math;
 use super::base::sparsity::SparseFormat;
 use crate::interpreter::{Desc, Eval, Init, Kernel, KernelError, Prepare};
 use crate::model::{BuiltinOperator, FullyConnectedOptions, TensorType};
@@ -188,10 +189,8 @@ fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
     let out = out.get_mut(..batches * units).ok_or(short)?;
     for (x, y) in input.chunks_exact(depth).zip(out.chunks_exact_mut(units)) {
         for (u, (w, y)) in weights.chunks_exact(depth).zip(y.iter_mut()).enumerate() {
-            let mut acc = 0.0f32;
-            for (a, b) in x.iter().zip(w) {
-                acc += a * b;
-            }
+            // Eight lanes, as LiteRT's optimized kernels and XNNPACK reorder the sum.
+            let mut acc = math::dot(x, w);
             if let Some(bias) = bias {
                 acc += bias.get(u).copied().unwrap_or(0.0);
             }
