@@ -3,8 +3,9 @@
 //! filled from the fuzz bytes; nothing may panic, read out of bounds or loop without end. A
 //! model that sets up is also set up in a shorter arena (a fraction chosen by the fuzz bytes),
 //! which must succeed or say `ArenaTooSmall` with more bytes than it got.
-//! Seeds: the fixture models (`corpus/interpret/seed-*`, each with 8 leading bytes), the
-//! control-flow fixtures among them.
+//! Seeds: the fixture models (`corpus/interpret/seed-*`, each with 8 leading bytes): the
+//! control-flow and custom-op fixtures, the first case of every operator sweep
+//! (`seed-op-*`) and one model of each signal op (`seed-signal-*`).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
