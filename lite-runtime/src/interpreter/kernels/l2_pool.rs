@@ -5,7 +5,7 @@
 
 use super::base::check::{self, SHORT};
 use super::base::fused::{clamp, float_range};
-use super::base::window::{out_size, pad_before};
+use super::base::window::pool_window;
 use crate::interpreter::{Eval, Kernel, KernelError, Prepare};
 use crate::model::{BuiltinOperator, Padding, Pool2DOptions, TensorType};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
@@ -56,46 +56,21 @@ fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
             what: "L2_POOL_2D of other types than FLOAT32",
         });
     }
-    let positive = |v: i32| {
-        u32::try_from(v)
-            .ok()
-            .filter(|&v| v > 0 && v < 1 << 16)
-            .ok_or(KernelError::Mismatch {
-                what: "filter size or stride not in 1..65536",
-            })
-    };
-    let (f_h, f_w) = (positive(o.filter_height)?, positive(o.filter_width)?);
-    let (s_h, s_w) = (positive(o.stride_h)?, positive(o.stride_w)?);
-    let d = |i: usize| input.shape.dim(i).unwrap_or(0) as u64;
-    let (batches, in_h, in_w, c) = (d(0), d(1), d(2), d(3));
-    let out_h = out_size(o.padding, in_h, f_h.into(), s_h.into(), 1);
-    let out_w = out_size(o.padding, in_w, f_w.into(), s_w.into(), 1);
-    let od = |i: usize| output.shape.dim(i).unwrap_or(0) as u64;
-    if [od(0), od(1), od(2), od(3)] != [batches, out_h, out_w, c] {
-        return Err(KernelError::Mismatch {
-            what: "output shape is not what the pool computes",
-        });
-    }
-    let big = KernelError::Unsupported {
-        what: "pool dimension over 2^30",
-    };
-    let n = |v: u64| u32::try_from(v).ok().filter(|&v| v < 1 << 30).ok_or(big);
-    n(batches * in_h * in_w * c)?;
-    n(batches * out_h * out_w * c)?;
+    let w = pool_window(&o, &input.shape, &output.shape)?;
     let (lo, hi) = float_range(o.activation)?;
     ctx.set_params(&Geometry {
-        batches: n(batches)?,
-        in_h: n(in_h)?,
-        in_w: n(in_w)?,
-        channels: n(c)?,
-        out_h: n(out_h)?,
-        out_w: n(out_w)?,
-        f_h,
-        f_w,
-        stride_h: s_h,
-        stride_w: s_w,
-        pad_h: n(pad_before(s_h.into(), 1, in_h, f_h.into(), out_h))?,
-        pad_w: n(pad_before(s_w.into(), 1, in_w, f_w.into(), out_w))?,
+        batches: w.batches,
+        in_h: w.in_h,
+        in_w: w.in_w,
+        channels: w.channels,
+        out_h: w.out_h,
+        out_w: w.out_w,
+        f_h: w.f_h,
+        f_w: w.f_w,
+        stride_h: w.stride_h,
+        stride_w: w.stride_w,
+        pad_h: w.pad_h,
+        pad_w: w.pad_w,
         lo,
         hi,
     });

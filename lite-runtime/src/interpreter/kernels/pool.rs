@@ -7,7 +7,7 @@
 use super::base::check::{self, SHORT};
 use super::base::fused::{clamp, float_range};
 use super::base::quant;
-use super::base::window::{out_size, pad_before};
+use super::base::window::pool_window;
 use crate::interpreter::{Eval, Kernel, KernelError, Prepare};
 use crate::model::{BuiltinOperator, Padding, Pool2DOptions, TensorType};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
@@ -95,47 +95,24 @@ fn prepare<const INT8_ONLY: bool>(ctx: &mut Prepare<'_>) -> Result<(), KernelErr
         });
     }
     check::output_type(&input, &output)?;
-    let small16 = |v: i32| {
-        u16::try_from(v)
-            .ok()
-            .filter(|&v| v > 0)
-            .ok_or(KernelError::Mismatch {
-                what: "filter size or stride not in 1..65536",
-            })
-    };
-    let (f_h, f_w) = (small16(o.filter_height)?, small16(o.filter_width)?);
-    let (s_h, s_w) = (small16(o.stride_h)?, small16(o.stride_w)?);
-    let d = |i: usize| input.shape.dim(i).unwrap_or(0) as u64;
-    let (batches, in_h, in_w, c) = (d(0), d(1), d(2), d(3));
-    let out_h = out_size(o.padding, in_h, f_h.into(), s_h.into(), 1);
-    let out_w = out_size(o.padding, in_w, f_w.into(), s_w.into(), 1);
-    let od = |i: usize| output.shape.dim(i).unwrap_or(0) as u64;
-    if [od(0), od(1), od(2), od(3)] != [batches, out_h, out_w, c] {
-        return Err(KernelError::Mismatch {
-            what: "output shape is not what the pool computes",
-        });
-    }
-    let big = KernelError::Unsupported {
-        what: "pool dimension over 2^30",
-    };
-    let n = |v: u64| u32::try_from(v).ok().filter(|&v| v < 1 << 30).ok_or(big);
-    let pad = |v: u64| u16::try_from(v).map_err(|_| big);
-    n(batches * in_h * in_w * c)?;
-    n(batches * out_h * out_w * c)?;
+    let w = pool_window(&o, &input.shape, &output.shape)?;
+    // Exact: `pool_window` keeps filter sizes and strides under 2^16, and a padding is less
+    // than its filter size (SAME pads under half the filter, VALID none).
+    let small = |v: u32| v as u16;
     let mut g = PoolGeometry {
         dtype: FLOAT,
-        batches: n(batches)?,
-        in_h: n(in_h)?,
-        in_w: n(in_w)?,
-        channels: n(c)?,
-        out_h: n(out_h)?,
-        out_w: n(out_w)?,
-        f_h,
-        f_w,
-        stride_h: s_h,
-        stride_w: s_w,
-        pad_h: pad(pad_before(s_h.into(), 1, in_h, f_h.into(), out_h))?,
-        pad_w: pad(pad_before(s_w.into(), 1, in_w, f_w.into(), out_w))?,
+        batches: w.batches,
+        in_h: w.in_h,
+        in_w: w.in_w,
+        channels: w.channels,
+        out_h: w.out_h,
+        out_w: w.out_w,
+        f_h: small(w.f_h),
+        f_w: small(w.f_w),
+        stride_h: small(w.stride_h),
+        stride_w: small(w.stride_w),
+        pad_h: small(w.pad_h),
+        pad_w: small(w.pad_w),
         ..PoolGeometry::default()
     };
     match input.dtype {

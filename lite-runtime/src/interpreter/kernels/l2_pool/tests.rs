@@ -2,6 +2,7 @@
 //! clipped window walked row by row), end to end, and its refusals.
 
 use super::*;
+use super::super::base::window::{out_size, pad_before};
 use super::super::one_op::{F32, I8, f32s, model, run, setup_error, to_f32s, var};
 use crate::model::tests::builder::F;
 use proptest::prelude::*;

@@ -3,6 +3,7 @@
 //! `MaxPool`): per output and channel, the clipped window walked row by row.
 
 use super::*;
+use super::super::base::window::{out_size, pad_before};
 use proptest::prelude::*;
 
 fn cases() -> ProptestConfig {
