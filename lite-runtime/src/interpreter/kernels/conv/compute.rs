@@ -499,43 +499,8 @@ pub(crate) fn depthwise_i8_impl(
     out: &mut [i8],
     acc: &mut [i32],
 ) -> Result<(), KernelError> {
-    let d = Dims::of(g)?;
-    let dm = g.depth_mult as usize;
-    let off = g.input_offset;
-    let input = take(input, d.input_len())?;
-    let filter = take(filter, d.f_h * d.f_w * d.out_c)?;
-    check_requant(q, d.out_c)?;
-    let acc = take_mut(acc, d.out_c)?;
-    let bias = take(q.bias, d.out_c)?;
-    let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
-    for (b, w) in Windows::new(g)? {
-        acc.copy_from_slice(bias);
-        for fy in w.fy.0..w.fy.1 {
-            for fx in w.fx.0..w.fx.1 {
-                let o = at(g, &d, b, &w, fy, fx);
-                let x = input.get(o..o + d.in_c).ok_or(SHORT)?;
-                let t = (fy * d.f_w + fx) * d.out_c;
-                let k = filter.get(t..t + d.out_c).ok_or(SHORT)?;
-                if dm == 1 {
-                    for ((a, &k), &x) in acc.iter_mut().zip(k).zip(x) {
-                        *a = a.wrapping_add(i32::from(k) * (i32::from(x) + off));
-                    }
-                } else {
-                    for ((a, k), &x) in acc.chunks_exact_mut(dm).zip(k.chunks_exact(dm)).zip(x) {
-                        let x = i32::from(x) + off;
-                        for (a, &k) in a.iter_mut().zip(k) {
-                            *a = a.wrapping_add(i32::from(k) * x);
-                        }
-                    }
-                }
-            }
-        }
-        let y = pixels.next().ok_or(SHORT)?;
-        for (((y, &a), &m), &s) in y.iter_mut().zip(acc.iter()).zip(q.mult).zip(q.shift) {
-            *y = requant_i32(a, m, s, g) as i8;
-        }
-    }
-    Ok(())
+    // Symmetric weights: an offset of 0, folded away where this is inlined.
+    depthwise_q(g, input, filter, 0, q, out, acc, |v| v as i8)
 }
 
 /// CONV_2D, uint8: `sum (x + input_offset)(w + weights_offset) + bias`, computed as
@@ -589,9 +554,26 @@ pub(crate) fn depthwise_u8_impl(
     out: &mut [u8],
     acc: &mut [i32],
 ) -> Result<(), KernelError> {
+    depthwise_q(g, input, filter, g.weights_offset, q, out, acc, |v| v as u8)
+}
+
+/// The quantized DEPTHWISE_CONV_2D both element types share: `sum (x + input_offset)(w +
+/// w_off) + bias` over the in-image taps, per output channel, requantized.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn depthwise_q<T: Copy + Into<i32>, Y>(
+    g: &Geometry,
+    input: &[T],
+    filter: &[T],
+    w_off: i32,
+    q: &Requant<'_>,
+    out: &mut [Y],
+    acc: &mut [i32],
+    narrow: impl Fn(i32) -> Y,
+) -> Result<(), KernelError> {
     let d = Dims::of(g)?;
     let dm = g.depth_mult as usize;
-    let (x_off, w_off) = (g.input_offset, g.weights_offset);
+    let x_off = g.input_offset;
     let input = take(input, d.input_len())?;
     let filter = take(filter, d.f_h * d.f_w * d.out_c)?;
     check_requant(q, d.out_c)?;
@@ -608,13 +590,16 @@ pub(crate) fn depthwise_u8_impl(
                 let k = filter.get(t..t + d.out_c).ok_or(SHORT)?;
                 if dm == 1 {
                     for ((a, &k), &x) in acc.iter_mut().zip(k).zip(x) {
-                        *a = a.wrapping_add((i32::from(k) + w_off) * (i32::from(x) + x_off));
+                        let (k, x): (i32, i32) = (k.into(), x.into());
+                        *a = a.wrapping_add((k + w_off) * (x + x_off));
                     }
                 } else {
                     for ((a, k), &x) in acc.chunks_exact_mut(dm).zip(k.chunks_exact(dm)).zip(x) {
-                        let x = i32::from(x) + x_off;
+                        let x: i32 = x.into();
+                        let x = x + x_off;
                         for (a, &k) in a.iter_mut().zip(k) {
-                            *a = a.wrapping_add((i32::from(k) + w_off) * x);
+                            let k: i32 = k.into();
+                            *a = a.wrapping_add((k + w_off) * x);
                         }
                     }
                 }
@@ -622,7 +607,7 @@ pub(crate) fn depthwise_u8_impl(
         }
         let y = pixels.next().ok_or(SHORT)?;
         for (((y, &a), &m), &s) in y.iter_mut().zip(acc.iter()).zip(q.mult).zip(q.shift) {
-            *y = requant_i32(a, m, s, g) as u8;
+            *y = narrow(requant_i32(a, m, s, g));
         }
     }
     Ok(())
