@@ -55,9 +55,7 @@ mod tests;
 pub use error::{ErrorKind, InterpreterError, KernelError};
 pub use graphs::MAX_GRAPHS;
 pub use kernel::{Desc, Eval, Init, InitFn, Kernel, MAX_INPUTS, MAX_OUTPUTS, Prepare};
-#[cfg(feature = "std")]
-pub use profile::OpTimes;
-pub use profile::Profiler;
+pub use profile::{OpTimes, Profiler};
 pub use record::{MAX_DIMS, PARAMS_BYTES, Shape, dtype_of};
 pub use resolver::{AllOps, CustomKernel, MutableOpResolver, OpResolver};
 

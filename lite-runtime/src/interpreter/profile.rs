@@ -1,7 +1,8 @@
 //! Timing operators: [`Interpreter::invoke_profiled`] calls a [`Profiler`] around each
 //! operator of the graph it runs, as LiteRT's `benchmark_model --enable_op_profiling` does,
 //! without allocating. The interpreter has no clock (a microcontroller reads its own cycle
-//! counter), so the profiler brings one; with `std`, [`OpTimes`] reads `std::time::Instant`.
+//! counter), so the profiler brings one: [`OpTimes`] adds up a clock's ticks per operator
+//! (with `std`, nanoseconds of `std::time::Instant`).
 //!
 //! ```no_run
 //! use tessera_lite::interpreter::{AllOps, Interpreter, OpTimes, Options};
@@ -44,36 +45,66 @@ impl Profiler for () {
     fn end(&mut self, _: usize) {}
 }
 
-/// Per-operator wall-clock time added into the caller's slice (nanoseconds; index = operator),
-/// so that several invokes add up. Operators past the slice's end are not timed.
-#[cfg(feature = "std")]
-#[derive(Debug)]
-pub struct OpTimes<'a> {
-    nanos: &'a mut [u64],
-    started: std::time::Instant,
+/// Per-operator time added into the caller's slice (index = operator), so that several
+/// invokes add up; operators past the slice's end are not timed. The clock is the caller's
+/// (a cycle counter on a microcontroller: [`with_clock`](Self::with_clock)); with `std`,
+/// [`new`](Self::new) counts nanoseconds of `std::time::Instant`.
+pub struct OpTimes<'a, C = fn() -> u64> {
+    ticks: &'a mut [u64],
+    clock: C,
+    started: u64,
 }
 
-#[cfg(feature = "std")]
-impl<'a> OpTimes<'a> {
-    /// Adds into `nanos` (one entry per operator: [`Interpreter::operator_count`]).
-    pub fn new(nanos: &'a mut [u64]) -> Self {
+impl<'a, C: FnMut() -> u64> OpTimes<'a, C> {
+    /// Adds into `ticks` (one entry per operator: [`Interpreter::operator_count`]) the
+    /// difference of `clock` after and before each operator (wrapping, so a 32-bit cycle
+    /// counter that wraps once during an operator still gives its time).
+    pub fn with_clock(ticks: &'a mut [u64], clock: C) -> Self {
         Self {
-            nanos,
-            started: std::time::Instant::now(),
+            ticks,
+            clock,
+            started: 0,
         }
     }
 }
 
 #[cfg(feature = "std")]
-impl Profiler for OpTimes<'_> {
+impl<'a> OpTimes<'a> {
+    /// Adds nanoseconds into `nanos` (one entry per operator:
+    /// [`Interpreter::operator_count`]).
+    pub fn new(nanos: &'a mut [u64]) -> Self {
+        Self::with_clock(nanos, std_nanos)
+    }
+}
+
+/// Nanoseconds since the first call in this process.
+#[cfg(feature = "std")]
+fn std_nanos() -> u64 {
+    static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    let ns = EPOCH
+        .get_or_init(std::time::Instant::now)
+        .elapsed()
+        .as_nanos();
+    u64::try_from(ns).unwrap_or(u64::MAX)
+}
+
+impl<C> core::fmt::Debug for OpTimes<'_, C> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("OpTimes")
+            .field("ticks", &self.ticks)
+            .finish()
+    }
+}
+
+impl<C: FnMut() -> u64> Profiler for OpTimes<'_, C> {
     fn begin(&mut self, _: usize) {
-        self.started = std::time::Instant::now();
+        self.started = (self.clock)();
     }
 
     fn end(&mut self, op: usize) {
-        let ns = self.started.elapsed().as_nanos();
-        if let Some(slot) = self.nanos.get_mut(op) {
-            *slot = slot.saturating_add(u64::try_from(ns).unwrap_or(u64::MAX));
+        let took = (self.clock)().wrapping_sub(self.started);
+        if let Some(slot) = self.ticks.get_mut(op) {
+            *slot = slot.saturating_add(took);
         }
     }
 }
