@@ -38,6 +38,12 @@ pub enum KernelError {
         /// The exclusive upper bound it had to be below.
         limit: usize,
     },
+    /// A kernel written outside Rust (a custom operator registered through the C library)
+    /// returned a status other than success.
+    Failed {
+        /// The status it returned.
+        status: i32,
+    },
     /// A string output needs more than its byte budget in the arena.
     StringBudget {
         /// The operator output.
@@ -64,6 +70,7 @@ impl fmt::Display for KernelError {
                 f,
                 "index {index} at position {position} of input {input} is outside 0..{limit}"
             ),
+            Self::Failed { status } => write!(f, "the kernel returned status {status}"),
             Self::StringBudget {
                 output,
                 needed,
