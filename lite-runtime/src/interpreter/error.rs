@@ -168,9 +168,6 @@ pub enum ErrorKind {
         /// Strings given.
         found: usize,
     },
-    /// An operator reads a tensor no earlier operator wrote, that is not a constant, a graph
-    /// input or a variable.
-    NotComputed,
     /// More subgraphs reached through WHILE, IF and CALL_ONCE than the interpreter runs.
     TooManyGraphs {
         /// The limit ([`MAX_GRAPHS`](super::MAX_GRAPHS)).
@@ -325,9 +322,6 @@ impl fmt::Display for InterpreterError {
                     "{found} strings given, the input's shape holds {expected}"
                 )
             }
-            ErrorKind::NotComputed => f.write_str(
-                "read before any operator writes it (not a constant, graph input or variable)",
-            ),
             ErrorKind::TooManyGraphs { limit } => {
                 write!(f, "control flow reaches more than {limit} subgraphs")
             }

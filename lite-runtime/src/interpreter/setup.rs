@@ -415,22 +415,18 @@ pub(crate) fn measure(
                 let Some(i) = i else { continue };
                 let at = g.first_tensor() + i;
                 let input = n < n_in;
+                // Read before any operator writes it and not a graph input (Vela's scratch
+                // tensors, which the schema allows): alive throughout, so it reads the zeros
+                // set-up leaves (or what the graph last wrote there), never another tensor's
+                // bytes.
                 if input
                     && plan
                         .get(at)
                         .is_some_and(|b| b.size() > 0 && b.lifetime().first > step)
                     && !graph.inputs().iter().flatten().any(|x| x == i)
                 {
-                    return located!(
-                        g,
-                        Err(InterpreterError {
-                            kind: ErrorKind::NotComputed,
-                            subgraph: None,
-                            operator: Some(j),
-                            op: None,
-                            tensor: Some(i),
-                        })
-                    );
+                    widen(plan, at, 0);
+                    widen(plan, at, end);
                 }
                 widen(plan, at, step);
                 if last != step {
