@@ -603,6 +603,17 @@ impl<'e> Eval<'e> {
         self.scratch.as_deref_mut().unwrap_or(&mut [])
     }
 
+    /// Whether output `i` is kept by set-up between invokes rather than planned (the output
+    /// of a DEQUANTIZE of a constant, with [`Options::fold_constants`](super::Options)): what
+    /// an earlier invoke wrote there is still there.
+    #[must_use]
+    pub fn output_kept(&self, i: usize) -> bool {
+        self.outputs
+            .get(i)
+            .and_then(|&t| self.records.get(usize::try_from(t).ok()?))
+            .is_some_and(|r| r.place() == Place::Persistent)
+    }
+
     /// The persistent bytes `init` filled (16-byte aligned), to read.
     #[must_use]
     pub fn persistent(&self) -> &'e [u8] {

@@ -89,6 +89,11 @@ pub struct Options {
     /// a loop whose trip count comes from the data stops there with
     /// [`ErrorKind::LoopBound`], naming the operator, rather than hang. Default 1 000 000.
     pub max_loop_iterations: u32,
+    /// Keep the output of a DEQUANTIZE of a constant (float16 or int8 weights) in the
+    /// persistent part of the arena, computed at the first invoke only, as LiteRT does
+    /// (default, with the `state` feature). Off, it is planned like any tensor and computed at
+    /// every invoke: a smaller arena, as in TensorFlow Lite Micro.
+    pub fold_constants: bool,
 }
 
 impl Default for Options {
@@ -98,6 +103,7 @@ impl Default for Options {
             subgraph: 0,
             preserve_inputs: true,
             max_loop_iterations: 1_000_000,
+            fold_constants: true,
         }
     }
 }

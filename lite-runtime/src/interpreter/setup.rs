@@ -185,6 +185,20 @@ pub(crate) fn holding(
     Ok((shape, place, bytes))
 }
 
+/// The output of operator `op` when it is a DEQUANTIZE of a constant (kept in the persistent
+/// part, with [`Options::fold_constants`]).
+#[cfg(feature = "state")]
+fn dequantized_constant(graph: &Subgraph<'_>, op: &crate::model::Operator<'_>) -> Option<usize> {
+    if op.builtin() != Some(BuiltinOperator::Dequantize) {
+        return None;
+    }
+    let input = graph.tensor(op.inputs().get(0)??)?;
+    if input.data().is_none() || input.is_variable() {
+        return None;
+    }
+    op.outputs().get(0)?
+}
+
 /// Whether any operator of the graph is a DENSIFY (of interest only with the `sparse`
 /// feature: without it no constant is sparse, so none is folded).
 pub(crate) fn has_densify(graph: &Subgraph<'_>) -> bool {
@@ -348,6 +362,30 @@ pub(crate) fn measure(
             if let Some(tables) = tables.as_mut() {
                 tables.records[g.first_tensor() + i] =
                     tensor_record(&t, &shape, place, bytes, at, tables.model)?;
+            }
+        }
+    }
+    // The outputs of DEQUANTIZEs of constants move to the persistent part: their kernel
+    // computes them once (see `Options::fold_constants`).
+    #[cfg(feature = "state")]
+    if options.fold_constants {
+        for g in graphs.iter() {
+            for op in g.graph.operators().iter() {
+                let Some(t) = dequantized_constant(&g.graph, &op) else {
+                    continue;
+                };
+                let i = g.first_tensor() + t;
+                let bytes = plan.get(i).map_or(0, PlanBuffer::size);
+                if bytes == 0 {
+                    continue; // not planned: a variable, or empty
+                }
+                let at = persistent;
+                persistent = align_up(at.checked_add(bytes).ok_or(TOO_LARGE)?).ok_or(TOO_LARGE)?;
+                plan[i] = PlanBuffer::new(0, ALIGN, Lifetime::new(u32::MAX, 0));
+                if let Some(r) = tables.as_mut().and_then(|t| t.records.get_mut(i)) {
+                    r.place = Place::Persistent as u8;
+                    r.offset = at as u32;
+                }
             }
         }
     }

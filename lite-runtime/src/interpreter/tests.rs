@@ -564,3 +564,51 @@ fn a_tensor_read_before_it_is_written_reads_zeros_then_the_last_value() {
         [29.0, 63.0]
     );
 }
+
+/// A DEQUANTIZE of float16 weights (FULLY_CONNECTED's): kept in the persistent part and
+/// computed at the first invoke only with `fold_constants` (the default), planned and
+/// computed at every invoke without; the same outputs either way, invoke after invoke.
+#[test]
+fn dequantized_constants_are_kept_with_fold_constants() {
+    use crate::model::tests::sample::{Spec, buffer, opcode, operator, tensor};
+    let mut spec = Spec::new();
+    // w (tensor 1) becomes DEQUANTIZE(w16): float16 1..6, which are exact.
+    let halves: std::vec::Vec<u8> = [0x3C00u16, 0x4000, 0x4200, 0x4400, 0x4500, 0x4600]
+        .iter()
+        .flat_map(|h| h.to_le_bytes())
+        .collect();
+    spec.buffers.push(buffer(&halves));
+    spec.tensors[1] = tensor("w", 0, &[2, 3], 0);
+    spec.tensors.push(tensor("w16", 1, &[2, 3], 5));
+    spec.opcodes.push(opcode(6));
+    spec.operators.insert(0, operator(2, &[5], &[1]));
+    let bytes = spec.build();
+    let mut outputs = std::vec::Vec::new();
+    for fold in [true, false] {
+        let model = Model::load(&bytes).unwrap();
+        let options = Options {
+            fold_constants: fold,
+            ..Options::default()
+        };
+        let mut arena =
+            std::vec![0u8; Interpreter::required(&model, &AllOps, &options).unwrap()];
+        let mut it = Interpreter::new(model, &AllOps, &mut arena, &options).unwrap();
+        let kept = it.records()[1].place() == Place::Persistent;
+        assert_eq!(kept, fold);
+        for _ in 0..2 {
+            it.input::<f32>(0)
+                .unwrap()
+                .as_slice_mut()
+                .unwrap()
+                .copy_from_slice(&[1.0, 2.0, 3.0]);
+            it.invoke().unwrap();
+            outputs.push(it.output::<f32>(0).unwrap().as_slice().unwrap().to_vec());
+        }
+        // After a reset the kept weights are computed again, the same.
+        it.reset_state().unwrap();
+        it.invoke().unwrap();
+        outputs.push(it.output::<f32>(0).unwrap().as_slice().unwrap().to_vec());
+    }
+    // z = 2 (w x + b) = 2 [14.5, 31.5].
+    assert!(outputs.iter().all(|o| o == &[29.0, 63.0]), "{outputs:?}");
+}

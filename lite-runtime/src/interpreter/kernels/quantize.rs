@@ -57,7 +57,10 @@ pub(super) struct Params {
     pub channels: u32,
     /// Per-channel DEQUANTIZE: elements per step of the quantized dimension.
     pub inner: u32,
-    pub _reserved: u32,
+    /// DEQUANTIZE of a constant: 1, and a flag after the channel table in the persistent
+    /// bytes says whether the output (set-up's persistent bytes, with
+    /// [`Options::fold_constants`](crate::interpreter::Options)) holds it already.
+    pub once: u32,
 }
 
 fn code(t: TensorType) -> u32 {
@@ -165,7 +168,6 @@ fn prepare_dequantize(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         let (channels, inner) = per_channel_layout(&input)?;
         p.channels = channels;
         p.inner = inner;
-        ctx.request_persistent(8 * channels as usize);
     } else if quantized(it) {
         let (scale, zp) = quant::per_tensor(input.quantization(), it)?;
         if it == TensorType::Int16 && zp != 0 {
@@ -179,6 +181,15 @@ fn prepare_dequantize(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         return Err(KernelError::Unsupported {
             what: "DEQUANTIZE from other types than INT8, UINT8, INT16, FLOAT16",
         });
+    }
+    // A constant's dequantized values never change: computed at the first invoke into an
+    // output set-up keeps (float16 and int8 weights), as LiteRT's DEQUANTIZE does. The flag
+    // needs the `state` feature; without it the output is computed at every invoke.
+    if cfg!(feature = "state") && input.constant().is_some() && !input.tensor.is_variable() {
+        p.once = 1;
+        ctx.request_persistent(8 * p.channels as usize + 4);
+    } else if p.channels != 0 {
+        ctx.request_persistent(8 * p.channels as usize);
     }
     ctx.set_params(&p);
     Ok(())
@@ -273,9 +284,27 @@ fn channel_table(table: &[u8], n: usize) -> Result<(&[f32], &[i32]), KernelError
 
 fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
     let p: Params = ctx.params();
+    if p.once != 0 && ctx.output_kept(0) {
+        // Taken first, as `persistent_mut` asks; the flag follows the channel table.
+        let state = ctx.persistent_mut()?;
+        let (table, done) = state.split_at_mut(8 * p.channels as usize);
+        let done = done.first_mut().ok_or(SHORT)?;
+        if *done == 0 {
+            convert(ctx, &p, table)?;
+            *done = 1;
+        }
+        return Ok(());
+    }
+    convert(ctx, &p, ctx.persistent())
+}
+
+/// QUANTIZE / DEQUANTIZE's conversion of the input into the output (`table`: a per-channel
+/// DEQUANTIZE's scales and zero points).
+fn convert(ctx: &mut Eval<'_>, p: &Params, table: &[u8]) -> Result<(), KernelError> {
+    let p = *p;
     let n = p.elements as usize;
     if p.channels != 0 {
-        let (scales, zps) = channel_table(ctx.persistent(), p.channels as usize)?;
+        let (scales, zps) = channel_table(table, p.channels as usize)?;
         return match p.types >> 8 {
             I8 => dequantize_per_channel(&p, scales, zps, first(ctx.input::<i8>(0)?, n)?, ctx.output::<f32>(0)?),
             _ => dequantize_per_channel(&p, scales, zps, first(ctx.input::<u8>(0)?, n)?, ctx.output::<f32>(0)?),
