@@ -1,0 +1,104 @@
+"""``tessera.Interpreter``: LiteRT's Python ``Interpreter`` API over tessera's interpreter.
+
+The compiled class does the work; this module adds what LiteRT does in Python:
+``tensor()`` returning a callable, and signature runners.
+"""
+
+from typing import Any, Callable, Dict, List
+
+import numpy as np
+
+from . import _tessera
+
+
+class Interpreter(_tessera.Interpreter):
+    """A ``.tflite`` model in tessera's interpreter, with LiteRT's ``Interpreter`` API.
+
+    ``Interpreter(model_path=None, model_content=None, num_threads=None, *,
+    custom_ops=None, string_bytes=1024)``. The model is checked in full when it is loaded
+    (a malformed one raises :class:`tessera.ModelError` saying where). ``num_threads`` is
+    accepted as LiteRT takes it; tessera runs on the calling thread whatever its value.
+    ``custom_ops`` names the custom-operator packs the model may use: ``"signal"``,
+    ``"circular-buffer"``, ``"detection"``, ``"mediapipe"`` (default: all).
+
+    Beyond LiteRT: ``arena_bytes`` (the one region every tensor lives in), ``seal``
+    (``(size, crc32)``, what firmware recognises the model by), ``close()``.
+    """
+
+    def tensor(self, tensor_index: int) -> Callable[[], np.ndarray]:
+        """A function returning a numpy array over the tensor's bytes in the arena (no copy),
+        as LiteRT's ``tensor()``: write inputs through it, read outputs after ``invoke()``.
+        Do not keep the array across ``allocate_tensors()``."""
+        self.tensor_view(tensor_index)  # raise now for a bad index, as LiteRT does
+        return lambda: self.tensor_view(tensor_index)
+
+    def get_signature_runner(self, signature_key: "str | None" = None) -> "SignatureRunner":
+        """A callable running signature ``signature_key`` (the only one if ``None``), taking
+        and returning tensors by their signature names, as LiteRT's."""
+        signatures = self.get_signature_list()
+        if signature_key is None:
+            if len(signatures) != 1:
+                raise ValueError(
+                    "give signature_key: the model has %d signatures" % len(signatures)
+                )
+            signature_key = next(iter(signatures))
+        return SignatureRunner(self, signature_key)
+
+
+class SignatureRunner:
+    """Runs one signature of a model: ``runner(x=array, ...)`` returns ``{name: array}``.
+
+    A signature of the interpreter's own subgraph runs in it; one of another subgraph gets
+    an interpreter of its own over the same model.
+    """
+
+    def __init__(self, interpreter: Interpreter, signature_key: str) -> None:
+        subgraph, inputs, outputs = interpreter._signature(signature_key)
+        if subgraph != interpreter._subgraph:
+            raise ValueError(
+                "signature %r runs subgraph %d; this interpreter runs subgraph %d"
+                % (signature_key, subgraph, interpreter._subgraph)
+            )
+        self._interpreter = interpreter
+        self._inputs: Dict[str, int] = dict(inputs)
+        self._outputs: Dict[str, int] = dict(outputs)
+        self._key = signature_key
+        if not interpreter._allocated:
+            interpreter.allocate_tensors()
+
+    def get_input_details(self) -> Dict[str, Dict[str, Any]]:
+        """``{name: details}`` of the signature's inputs."""
+        return self._details(self._inputs)
+
+    def get_output_details(self) -> Dict[str, Dict[str, Any]]:
+        """``{name: details}`` of the signature's outputs."""
+        return self._details(self._outputs)
+
+    def _details(self, names: Dict[str, int]) -> Dict[str, Dict[str, Any]]:
+        every: List[Dict[str, Any]] = self._interpreter.get_tensor_details()
+        return {name: every[t] for name, t in names.items()}
+
+    def allocate_tensors(self) -> None:
+        """Sets the model up again (LiteRT's runner has it too)."""
+        self._interpreter.allocate_tensors()
+
+    def invoke(self, **kwargs: Any) -> None:
+        """Sets the inputs given by name and runs the model."""
+        self._set(kwargs)
+        self._interpreter.invoke()
+
+    def __call__(self, **kwargs: Any) -> Dict[str, np.ndarray]:
+        """Sets the inputs given by name, runs the model and returns every output by name."""
+        self.invoke(**kwargs)
+        return {
+            name: self._interpreter.get_tensor(t) for name, t in self._outputs.items()
+        }
+
+    def _set(self, values: Dict[str, Any]) -> None:
+        for name, value in values.items():
+            if name not in self._inputs:
+                raise ValueError(
+                    "signature %r has no input %r (it has %s)"
+                    % (self._key, name, sorted(self._inputs))
+                )
+            self._interpreter.set_tensor(self._inputs[name], value)

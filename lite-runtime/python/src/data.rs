@@ -1,0 +1,5 @@
+//! stub
+use pyo3::prelude::*;
+/// x
+#[pyclass]
+pub(crate) struct Reader {}
