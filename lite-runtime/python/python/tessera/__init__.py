@@ -16,6 +16,7 @@ from ._errors import (
     TesseraError,
 )
 from ._tessera import __version__
+from . import data
 from .interpreter import Interpreter, SignatureRunner
 
 __all__ = [
@@ -28,4 +29,5 @@ __all__ = [
     "TensorError",
     "TesseraError",
     "__version__",
+    "data",
 ]
