@@ -297,6 +297,81 @@ impl PyInterpreter {
         Ok(())
     }
 
+    /// Copies the bytes of `value` (already checked to have the tensor's dtype) into graph
+    /// input `t`, for types with no Rust element (FLOAT16): by bytes, shape checked.
+    fn set_raw(&mut self, t: usize, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let shape = self.shape(t)?;
+        let a = value.cast::<PyUntypedArray>()?;
+        if a.shape() != shape.as_slice() {
+            return Err(tensor_error(
+                format!(
+                    "tensor {t}: got shape {:?}, the tensor has shape {shape:?}",
+                    a.shape()
+                ),
+                t,
+            ));
+        }
+        let Some(i) = self.graph()?.inputs().iter().position(|x| x == Some(t)) else {
+            return Err(tensor_error(
+                format!("tensor {t}: only graph inputs of this type can be set"),
+                t,
+            ));
+        };
+        let np = value.py().import("numpy")?;
+        let bytes = np
+            .call_method1("ascontiguousarray", (value,))?
+            .call_method0("tobytes")?;
+        let bytes = bytes.cast::<PyBytes>()?.as_bytes();
+        let it = self.ready_mut()?;
+        let dst = it.input_bytes_mut(i).map_err(|e| interpreter_error(&e))?;
+        if dst.len() != bytes.len() {
+            return Err(tensor_error(
+                format!("tensor {t}: {} bytes, the value {}", dst.len(), bytes.len()),
+                t,
+            ));
+        }
+        dst.copy_from_slice(bytes);
+        Ok(())
+    }
+
+    /// Graph input or output `t`'s bytes as an array of its numpy dtype, for types with no
+    /// Rust element (FLOAT16).
+    fn get_raw<'py>(
+        &mut self,
+        py: Python<'py>,
+        t: usize,
+        ty: TensorType,
+        shape: Vec<usize>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let graph = self.graph()?;
+        let output = graph.outputs().iter().position(|x| x == Some(t));
+        let input = graph.inputs().iter().position(|x| x == Some(t));
+        let it = self.ready_mut()?;
+        let bytes: &[u8] = match (output, input) {
+            (Some(j), _) => it.output_bytes(j).map_err(|e| interpreter_error(&e))?,
+            (None, Some(i)) => it.input_bytes_mut(i).map_err(|e| interpreter_error(&e))?,
+            (None, None) => {
+                return Err(tensor_error(
+                    format!(
+                        "tensor {t}: tessera reads {} tensors only as graph inputs or outputs",
+                        ty.name()
+                    ),
+                    t,
+                ));
+            }
+        };
+        let name = numpy_name(ty);
+        if name == "void" {
+            return Err(tensor_error(
+                format!("tensor {t}: numpy has no {} type", ty.name()),
+                t,
+            ));
+        }
+        let np = py.import("numpy")?;
+        let flat = np.call_method1("frombuffer", (PyBytes::new(py, bytes), name))?;
+        flat.call_method1("reshape", (PyTuple::new(py, shape)?,))
+    }
+
     fn set_strings(&mut self, t: usize, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let graph = self.graph()?;
         let Some(i) = graph.inputs().iter().position(|x| x == Some(t)) else {
@@ -491,16 +566,13 @@ impl PyInterpreter {
                 t,
             ));
         }
-        with_element!(ty, T => self.set_numeric::<T>(t, value), _ => Err(tensor_error(
-            format!("tensor {t}: tessera has no {} tensors to set", ty.name()),
-            t,
-        )))
+        with_element!(ty, T => self.set_numeric::<T>(t, value), _ => self.set_raw(t, value))
     }
 
     /// A copy of tensor `tensor_index` (an output after `invoke`, an input, a constant).
     #[pyo3(signature = (tensor_index, subgraph_index=0))]
     fn get_tensor<'py>(
-        &self,
+        &mut self,
         py: Python<'py>,
         tensor_index: i64,
         subgraph_index: usize,
@@ -531,10 +603,7 @@ impl PyInterpreter {
                 .ok_or_else(|| tensor_error(format!("tensor {t} is not contiguous"), t))?;
             let flat = PyArray1::<T>::from_slice(py, data);
             Ok(flat.reshape(shape)?.into_any())
-        }, _ => Err(tensor_error(
-            format!("tensor {t}: tessera has no {} tensors to read", ty.name()),
-            t,
-        )))
+        }, _ => self.get_raw(py, t, ty, shape))
     }
 
     /// A numpy array over tensor `tensor_index`'s bytes in the arena, not a copy (read-only
