@@ -410,9 +410,11 @@ fn read_content(content: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
     if let Ok(b) = content.cast::<PyByteArray>() {
         return Ok(b.to_vec());
     }
-    // A memoryview, a numpy array of bytes, ...: what `bytes()` makes of it.
+    // A memoryview, a numpy array, ...: any object with the buffer protocol (not `bytes()`,
+    // which would make `bytes(3)` of an int).
     let builtins = content.py().import("builtins")?;
-    let bytes = builtins.getattr("bytes")?.call1((content,))?;
+    let view = builtins.getattr("memoryview")?.call1((content,))?;
+    let bytes = view.call_method0("tobytes")?;
     Ok(bytes.cast::<PyBytes>()?.as_bytes().to_vec())
 }
 
