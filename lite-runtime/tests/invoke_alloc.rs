@@ -1,5 +1,5 @@
 //! The interpreter never allocates: setting a model up over a caller's arena
-//! (`Interpreter::new`), filling inputs and `invoke` make no heap allocation at all, counted by
+//! (`Interpreter::new`), filling inputs, `invoke` and `invoke_profiled` make no heap allocation at all, counted by
 //! a global counting allocator over every fixture model the interpreter runs. (Only
 //! `Interpreter::required` may, with `std`: its temporary plan table.)
 //!
@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use tessera_lite::interpreter::{AllOps, Interpreter, Options};
+use tessera_lite::interpreter::{AllOps, Interpreter, OpTimes, Options};
 use tessera_lite::model::{Model, TensorType};
 
 #[path = "support/counting_alloc.rs"]
@@ -36,6 +36,7 @@ fn setup_inputs_and_invoke_allocate_nothing() {
         let needed = Interpreter::required(&model, &AllOps, &options)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let mut arena = vec![0u8; needed];
+        let mut nanos = vec![0u64; model.subgraph(0).map_or(0, |g| g.operators().len())];
 
         let before = allocations();
         let mut it = Interpreter::new(model, &AllOps, &mut arena, &options)
@@ -53,12 +54,14 @@ fn setup_inputs_and_invoke_allocate_nothing() {
         }
         for _ in 0..5 {
             it.invoke().unwrap_or_else(|e| panic!("{name}: {e}"));
+            it.invoke_profiled(&mut OpTimes::new(&mut nanos))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
         }
         let _ = it.output_bytes(0).unwrap();
         let made = allocations() - before;
         assert_eq!(
             made, 0,
-            "{name}: {made} allocations in set-up, inputs and 5 invokes"
+            "{name}: {made} allocations in set-up, inputs and 5 invokes (and 5 profiled)"
         );
     }
 }

@@ -112,6 +112,16 @@ static void check_floats(const TesseraInterpreter *it, size_t j, const char *npy
   free(file);
 }
 
+/* Hooks a firmware would read its cycle counter in; these count the calls. */
+static void count_begin(void *user, size_t op) {
+  (void)op;
+  ((size_t *)user)[0]++;
+}
+static void count_end(void *user, size_t op) {
+  (void)op;
+  ((size_t *)user)[1]++;
+}
+
 static void sparse_model(void) {
   Session s;
   if (!open_session(&s, "sparse.tflite")) return;
@@ -137,6 +147,20 @@ static void sparse_model(void) {
   /* Invoking again from the same inputs gives the same outputs (inputs are kept). */
   CHECK(tessera_interpreter_invoke(s.it, &err) == TESSERA_OK);
   check_floats(s.it, 0, "sparse.out0.npy");
+  /* Timed per operator, as a profile prints it: the same outputs, every operator counted. */
+  size_t ops = tessera_interpreter_operator_count(s.it);
+  CHECK(ops > 0);
+  uint64_t *nanos = calloc(ops, sizeof *nanos);
+  CHECK(tessera_interpreter_invoke_profiled(s.it, nanos, ops, &err) == TESSERA_OK);
+  check_floats(s.it, 0, "sparse.out0.npy");
+  uint64_t total = 0;
+  for (size_t k = 0; k < ops; k++) total += nanos[k];
+  CHECK(total > 0);
+  free(nanos);
+  size_t hooks[2] = {0, 0};
+  CHECK(tessera_interpreter_invoke_hooked(s.it, count_begin, count_end, hooks, &err) ==
+        TESSERA_OK);
+  CHECK(hooks[0] == ops && hooks[1] == ops);
   close_session(&s);
 }
 

@@ -180,6 +180,9 @@ typedef struct TesseraTensorInfo {
   uint64_t bytes;
 } TesseraTensorInfo;
 
+// Called with the operator's index (in the subgraph run) and the caller's `user` pointer.
+typedef void (*TesseraOperatorHook)(void *user, size_t op);
+
 // `TF_TString_Small`.
 typedef struct TesseraTStringSmall {
   // `len << 2`.
@@ -448,6 +451,38 @@ enum TesseraStatus tessera_interpreter_set_input_strings(struct TesseraInterpret
 // `interp` is null or a live interpreter; `err` null or writable.
 enum TesseraStatus tessera_interpreter_invoke(struct TesseraInterpreter *interp,
                                               struct TesseraError *err);
+
+// Number of operators in the subgraph run: the entries [`tessera_interpreter_invoke_profiled`]
+// times (0 for a null interpreter).
+//
+// # Safety
+// `interp` is null or a live interpreter.
+size_t tessera_interpreter_operator_count(const struct TesseraInterpreter *interp);
+
+// [`tessera_interpreter_invoke`], adding each operator's wall-clock nanoseconds into
+// `nanos[op]` (so that invokes add up: zero it to time one). Operators past `count` are not
+// timed; `nanos` may be null with `count` 0. Allocates nothing.
+//
+// # Safety
+// `interp` is null or a live interpreter; `nanos` null or writable for `count` values; `err`
+// null or writable.
+enum TesseraStatus tessera_interpreter_invoke_profiled(struct TesseraInterpreter *interp,
+                                                       uint64_t *nanos,
+                                                       size_t count,
+                                                       struct TesseraError *err);
+
+// [`tessera_interpreter_invoke`], calling `begin(user, op)` before and `end(user, op)` after
+// each operator (either may be null; `end` is called for a failing operator too): firmware
+// reads its cycle counter there (DWT `CYCCNT` on a Cortex-M). Allocates nothing.
+//
+// # Safety
+// `interp` is null or a live interpreter; `begin` and `end` null or safe to call with `user`;
+// they must not use the interpreter; `err` null or writable.
+enum TesseraStatus tessera_interpreter_invoke_hooked(struct TesseraInterpreter *interp,
+                                                     TesseraOperatorHook begin,
+                                                     TesseraOperatorHook end,
+                                                     void *user,
+                                                     struct TesseraError *err);
 
 // Sets the state kept between invokes back to what set-up left: variable tensors to their
 // initial values, kernels' state (an LSTM's cell, delay lines) as their set-up fills it,

@@ -8,10 +8,12 @@
 //! The model bytes and the arena must stay alive and unmoved while the interpreter is used;
 //! [`tessera_interpreter_deinit`] ends its use (it frees nothing: the caller owns the memory).
 
-use core::ffi::c_char;
+use core::ffi::{c_char, c_void};
 
 use tessera_core::plan::{Lifetime, PlanBuffer};
-use tessera_lite::interpreter::{AllOps, ErrorKind, Interpreter, InterpreterError, Options};
+use tessera_lite::interpreter::{
+    AllOps, ErrorKind, Interpreter, InterpreterError, OpTimes, Options, Profiler,
+};
 use tessera_lite::model::{Model, ModelError};
 
 use crate::status::TesseraStatus;
@@ -580,6 +582,127 @@ pub unsafe extern "C" fn tessera_interpreter_invoke(
         return TesseraStatus::TESSERA_NULL_ARGUMENT;
     };
     match it.invoke() {
+        Ok(()) => TesseraStatus::TESSERA_OK,
+        Err(e) => {
+            let (s, r) = interpreter_error(&e);
+            // SAFETY: `err` is null or writable (caller).
+            unsafe { report(err, r) };
+            s
+        }
+    }
+}
+
+/// Number of operators in the subgraph run: the entries [`tessera_interpreter_invoke_profiled`]
+/// times (0 for a null interpreter).
+///
+/// # Safety
+/// `interp` is null or a live interpreter.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tessera_interpreter_operator_count(
+    interp: *const TesseraInterpreter,
+) -> usize {
+    // SAFETY: `interp` is null or a live interpreter (caller).
+    unsafe { get(interp) }.map_or(0, Interp::operator_count)
+}
+
+/// [`tessera_interpreter_invoke`], adding each operator's wall-clock nanoseconds into
+/// `nanos[op]` (so that invokes add up: zero it to time one). Operators past `count` are not
+/// timed; `nanos` may be null with `count` 0. Allocates nothing.
+///
+/// # Safety
+/// `interp` is null or a live interpreter; `nanos` null or writable for `count` values; `err`
+/// null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tessera_interpreter_invoke_profiled(
+    interp: *mut TesseraInterpreter,
+    nanos: *mut u64,
+    count: usize,
+    err: *mut TesseraError,
+) -> TesseraStatus {
+    let nanos: &mut [u64] = if nanos.is_null() {
+        if count > 0 {
+            return TesseraStatus::TESSERA_NULL_ARGUMENT;
+        }
+        &mut []
+    } else {
+        // SAFETY: `nanos` is writable for `count` values, not otherwise used meanwhile
+        // (caller).
+        unsafe { core::slice::from_raw_parts_mut(nanos, count) }
+    };
+    // SAFETY: `interp` is null or a live interpreter, not otherwise borrowed during this
+    // call (caller).
+    let Some(it) = (unsafe { get_mut(interp) }) else {
+        return TesseraStatus::TESSERA_NULL_ARGUMENT;
+    };
+    finish(
+        it.invoke_profiled(&mut OpTimes::with_clock(nanos, monotonic_nanos)),
+        err,
+    )
+}
+
+/// Nanoseconds since the library's first reading (tessera-lite's own std clock is behind its
+/// `std` feature, which this library leaves off).
+fn monotonic_nanos() -> u64 {
+    static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    let ns = EPOCH
+        .get_or_init(std::time::Instant::now)
+        .elapsed()
+        .as_nanos();
+    u64::try_from(ns).unwrap_or(u64::MAX)
+}
+
+/// Called with the operator's index (in the subgraph run) and the caller's `user` pointer.
+pub type TesseraOperatorHook = Option<unsafe extern "C" fn(user: *mut c_void, op: usize)>;
+
+/// The hooks [`tessera_interpreter_invoke_hooked`] calls around each operator.
+struct Hooks {
+    begin: TesseraOperatorHook,
+    end: TesseraOperatorHook,
+    user: *mut c_void,
+}
+
+impl Profiler for Hooks {
+    fn begin(&mut self, op: usize) {
+        if let Some(f) = self.begin {
+            // SAFETY: a function the caller gave for this, called with its own `user`.
+            unsafe { f(self.user, op) }
+        }
+    }
+
+    fn end(&mut self, op: usize) {
+        if let Some(f) = self.end {
+            // SAFETY: as in `begin`.
+            unsafe { f(self.user, op) }
+        }
+    }
+}
+
+/// [`tessera_interpreter_invoke`], calling `begin(user, op)` before and `end(user, op)` after
+/// each operator (either may be null; `end` is called for a failing operator too): firmware
+/// reads its cycle counter there (DWT `CYCCNT` on a Cortex-M). Allocates nothing.
+///
+/// # Safety
+/// `interp` is null or a live interpreter; `begin` and `end` null or safe to call with `user`;
+/// they must not use the interpreter; `err` null or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tessera_interpreter_invoke_hooked(
+    interp: *mut TesseraInterpreter,
+    begin: TesseraOperatorHook,
+    end: TesseraOperatorHook,
+    user: *mut c_void,
+    err: *mut TesseraError,
+) -> TesseraStatus {
+    // SAFETY: `interp` is null or a live interpreter, not otherwise borrowed during this
+    // call (caller).
+    let Some(it) = (unsafe { get_mut(interp) }) else {
+        return TesseraStatus::TESSERA_NULL_ARGUMENT;
+    };
+    finish(it.invoke_profiled(&mut Hooks { begin, end, user }), err)
+}
+
+/// The status of an invoke, its error reported into `err`.
+fn finish(r: Result<(), InterpreterError>, err: *mut TesseraError) -> TesseraStatus {
+    match r {
         Ok(()) => TesseraStatus::TESSERA_OK,
         Err(e) => {
             let (s, r) = interpreter_error(&e);

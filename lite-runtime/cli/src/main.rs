@@ -23,6 +23,7 @@ mod model;
 mod numbers;
 mod output;
 mod pipeline;
+mod profile;
 mod progress;
 mod strings;
 

@@ -6,6 +6,8 @@
 //! - `run MODEL [--input I=FILE]... [--output-dir DIR]`: runs it on `.npy` inputs (`I` an
 //!   input's position or name), writes `DIR/out{j}.npy`, prints a summary.
 //! - `bench MODEL [--input I=FILE]... [--seconds S]`: microseconds per invoke (median).
+//! - `profile MODEL [--input I=FILE]... [--seconds S]`: a table per operator (shapes, median
+//!   microseconds, share of the invoke, multiply-accumulates per second where they apply).
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -44,7 +46,7 @@ pub fn command() -> Command {
             )
     };
     Command::new("model")
-        .about("TensorFlow Lite models: inspect, run, bench")
+        .about("TensorFlow Lite models: inspect, run, bench, profile")
         .subcommand_required(true)
         .subcommand(
             Command::new("inspect")
@@ -81,6 +83,23 @@ pub fn command() -> Command {
                         .help("how long to time (default 2)"),
                 ),
         )
+        .subcommand(
+            Command::new("profile")
+                .about(
+                    "Per operator: shapes, median microseconds, share of the invoke, \
+                     multiply-accumulates per second",
+                )
+                .arg(model())
+                .arg(input())
+                .arg(
+                    Arg::new("seconds")
+                        .long("seconds")
+                        .value_name("S")
+                        .default_value("2")
+                        .value_parser(numbers::seconds)
+                        .help("how long to time (default 2)"),
+                ),
+        )
 }
 
 /// Runs `tessera model ...`.
@@ -89,11 +108,14 @@ pub fn run(m: &ArgMatches, out: &mut Out) -> Result<(), Failure> {
         Some(("inspect", a)) => inspect(path(a), out),
         Some(("run", a)) => run_model(a, out),
         Some(("bench", a)) => bench(a, out),
-        _ => Err(Failure::Usage("model: give inspect, run or bench".into())),
+        Some(("profile", a)) => crate::profile::profile(a, out),
+        _ => Err(Failure::Usage(
+            "model: give inspect, run, bench or profile".into(),
+        )),
     }
 }
 
-fn path(a: &ArgMatches) -> &Path {
+pub(crate) fn path(a: &ArgMatches) -> &Path {
     a.get_one::<PathBuf>("model")
         .map_or(Path::new(""), PathBuf::as_path)
 }
@@ -151,7 +173,11 @@ impl<'m> Session<'m> {
 }
 
 /// The inputs given as `I=FILE`, set into the interpreter; missing ones stay zero.
-fn set_inputs(a: &ArgMatches, it: &mut Interpreter<'_, '_>, model: &Path) -> Result<(), Failure> {
+pub(crate) fn set_inputs(
+    a: &ArgMatches,
+    it: &mut Interpreter<'_, '_>,
+    model: &Path,
+) -> Result<(), Failure> {
     for spec in a.get_many::<OsString>("input").into_iter().flatten() {
         let text = spec.as_encoded_bytes();
         let eq = text.iter().position(|&b| b == b'=').ok_or_else(|| {

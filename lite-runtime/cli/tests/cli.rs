@@ -1,5 +1,6 @@
 //! The `tessera` program: the data-path run without arguments, the strings demo, and
-//! `tessera dataset` on the fixtures of `tests/fixtures/data`, `tessera model inspect`.
+//! `tessera dataset` on the fixtures of `tests/fixtures/data`, `tessera model inspect` and
+//! `profile`.
 
 use std::path::Path;
 use std::process::Output;
@@ -147,4 +148,28 @@ fn model_inspect_prints_the_seal() {
         out.contains("seal: Seal::from_parts(10560, 0x7c2e9c77) ("),
         "{out}"
     );
+}
+
+#[test]
+fn model_profile_prints_a_row_per_operator_with_its_multiply_accumulates() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/models/kws_int8.tflite");
+    let o = tessera(&["model", "profile", path.to_str().unwrap(), "--seconds", "0"]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}");
+    let rows: Vec<&str> = out
+        .lines()
+        .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    assert!(!rows.is_empty(), "{out}");
+    // Every operator once, in order; the convolutions with a GMAC/s figure.
+    for (k, row) in rows.iter().enumerate() {
+        assert!(row.trim_start().starts_with(&format!("{k} ")), "{out}");
+    }
+    let conv = rows.iter().find(|r| r.contains("CONV_2D")).expect("a conv");
+    assert!(
+        conv.trim_end().ends_with(|c: char| c.is_ascii_digit()),
+        "{out}"
+    );
+    assert!(out.contains("sum of the operators' medians"), "{out}");
 }

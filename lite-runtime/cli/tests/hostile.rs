@@ -38,6 +38,7 @@ const FILE_COMMANDS: &[&[&str]] = &[
     &["model", "inspect", "{file}"],
     &["model", "run", "{file}", "--output-dir", "{dir}"],
     &["model", "bench", "{file}", "--seconds", "0"],
+    &["model", "profile", "{file}", "--seconds", "0"],
     &["--seconds", "0", "--dataset", "{file}"],
     &["--seconds", "0", "--model", "{file}"],
     &["--seconds", "0", "--predictions", "{file}"],

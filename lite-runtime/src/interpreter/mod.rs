@@ -45,6 +45,7 @@ mod graphs;
 mod invoke;
 mod kernel;
 pub mod kernels;
+mod profile;
 mod record;
 mod resolver;
 mod setup;
@@ -54,6 +55,7 @@ mod tests;
 pub use error::{ErrorKind, InterpreterError, KernelError};
 pub use graphs::MAX_GRAPHS;
 pub use kernel::{Desc, Eval, Init, InitFn, Kernel, MAX_INPUTS, MAX_OUTPUTS, Prepare};
+pub use profile::{OpTimes, Profiler};
 pub use record::{MAX_DIMS, PARAMS_BYTES, Shape, dtype_of};
 pub use resolver::{AllOps, CustomKernel, MutableOpResolver, OpResolver};
 

@@ -474,3 +474,65 @@ fn variables_and_kernel_state_persist_across_invokes_until_reset() {
     let mut b = [0.5f32, -0.5];
     run(&mut it, &mut b, 1.0);
 }
+
+#[test]
+fn a_profiled_invoke_tells_each_operator_in_order_and_gives_the_same_outputs() {
+    /// Each begin and end, as `(op, is_end)`.
+    struct Log(std::vec::Vec<(usize, bool)>);
+    impl Profiler for Log {
+        fn begin(&mut self, op: usize) {
+            self.0.push((op, false));
+        }
+        fn end(&mut self, op: usize) {
+            self.0.push((op, true));
+        }
+    }
+    let model = Model::load(REDUCE).unwrap();
+    let ops = model.subgraph(0).unwrap().operators().len();
+    let mut arena = std::vec::Vec::new();
+    let mut it = setup(model, &mut arena);
+    assert_eq!(it.operator_count(), ops);
+    set(&mut it, 0, REDUCE_IN);
+    let mut log = Log(std::vec::Vec::new());
+    it.invoke_profiled(&mut log).unwrap();
+    let want: std::vec::Vec<_> = (0..ops).flat_map(|op| [(op, false), (op, true)]).collect();
+    assert_eq!(log.0, want);
+    for (j, want) in REDUCE_OUT.iter().enumerate() {
+        check(&it, j, want);
+    }
+    // The std clock adds up over invokes, in the caller's slice.
+    let mut nanos = std::vec![0u64; ops];
+    it.invoke_profiled(&mut OpTimes::new(&mut nanos)).unwrap();
+    let once: u64 = nanos.iter().sum();
+    it.invoke_profiled(&mut OpTimes::new(&mut nanos)).unwrap();
+    assert!(once > 0 && nanos.iter().sum::<u64>() > once);
+    // A short slice times the operators it has room for.
+    it.invoke_profiled(&mut OpTimes::new(&mut [])).unwrap();
+}
+
+#[test]
+fn a_profiled_invoke_that_fails_ends_its_operator_and_names_it() {
+    struct Count(usize, usize);
+    impl Profiler for Count {
+        fn begin(&mut self, _: usize) {
+            self.0 += 1;
+        }
+        fn end(&mut self, _: usize) {
+            self.1 += 1;
+        }
+    }
+    // The string gather's indices come from its input: out of range, invoke fails there.
+    let model = Model::load(STRINGS).unwrap();
+    let mut arena = std::vec::Vec::new();
+    let mut it = setup(model, &mut arena);
+    let ids = it.signature_input("serving_default", "ids").unwrap();
+    it.input::<i32>(ids).unwrap().as_slice_mut().unwrap()[2] = 8;
+    let plain = it.invoke().unwrap_err();
+    let mut count = Count(0, 0);
+    let profiled = it.invoke_profiled(&mut count).unwrap_err();
+    assert_eq!(plain, profiled);
+    assert_eq!(profiled.op, Some(BuiltinOperator::Gather));
+    // It stopped at the failing operator, which was ended too.
+    assert_eq!(count.0, count.1);
+    assert_eq!(count.0, profiled.operator.unwrap() + 1);
+}

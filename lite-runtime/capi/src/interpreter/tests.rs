@@ -19,6 +19,18 @@ fn blank() -> TesseraError {
     unsafe { MaybeUninit::<TesseraError>::zeroed().assume_init() }
 }
 
+/// Records `(op, false)` into the `Vec<(usize, bool)>` at `user`.
+unsafe extern "C" fn began(user: *mut core::ffi::c_void, op: usize) {
+    // SAFETY: the tests pass a live `Vec<(usize, bool)>` as `user`.
+    unsafe { &mut *user.cast::<vec::Vec<(usize, bool)>>() }.push((op, false));
+}
+
+/// Records `(op, true)`, as [`began`].
+unsafe extern "C" fn ended(user: *mut core::ffi::c_void, op: usize) {
+    // SAFETY: as in `began`.
+    unsafe { &mut *user.cast::<vec::Vec<(usize, bool)>>() }.push((op, true));
+}
+
 #[test]
 fn a_string_model_set_up_fed_and_run_through_the_abi() {
     let mut err = blank();
@@ -90,6 +102,37 @@ fn a_string_model_set_up_fed_and_run_through_the_abi() {
             S::TESSERA_NO_SUCH_TENSOR
         );
 
+        // Timed per operator: the nanoseconds add up in the caller's array; hooks see each
+        // operator begin and end, in order.
+        let ops = tessera_interpreter_operator_count(it);
+        assert!(ops > 0);
+        let mut nanos = vec![0u64; ops];
+        assert_eq!(
+            tessera_interpreter_invoke_profiled(it, nanos.as_mut_ptr(), ops, &mut err),
+            S::TESSERA_OK
+        );
+        assert!(nanos.iter().sum::<u64>() > 0);
+        assert_eq!(
+            tessera_interpreter_invoke_profiled(it, core::ptr::null_mut(), 0, &mut err),
+            S::TESSERA_OK
+        );
+        assert_eq!(
+            tessera_interpreter_invoke_profiled(it, core::ptr::null_mut(), 1, &mut err),
+            S::TESSERA_NULL_ARGUMENT
+        );
+        let mut seen: vec::Vec<(usize, bool)> = vec::Vec::new();
+        let user = (&raw mut seen).cast::<core::ffi::c_void>();
+        assert_eq!(
+            tessera_interpreter_invoke_hooked(it, Some(began), Some(ended), user, &mut err),
+            S::TESSERA_OK
+        );
+        let want: vec::Vec<_> = (0..ops).flat_map(|op| [(op, false), (op, true)]).collect();
+        assert_eq!(seen, want);
+        assert_eq!(
+            tessera_interpreter_invoke_hooked(it, None, None, core::ptr::null_mut(), &mut err),
+            S::TESSERA_OK
+        );
+
         // A bad index in the data: the operator is named, nothing is read out of bounds.
         let (mut ids, mut len) = (core::ptr::null_mut(), 0usize);
         assert_eq!(
@@ -99,6 +142,14 @@ fn a_string_model_set_up_fed_and_run_through_the_abi() {
         ids.cast::<i32>().write_unaligned(99);
         assert_eq!(tessera_interpreter_invoke(it, &mut err), S::TESSERA_FAILED);
         assert!(err.operator_index >= 0);
+        // Profiled, it fails the same way, the failing operator ended too.
+        seen.clear();
+        assert_eq!(
+            tessera_interpreter_invoke_hooked(it, Some(began), Some(ended), user, &mut err),
+            S::TESSERA_FAILED
+        );
+        let failed = usize::try_from(err.operator_index).unwrap();
+        assert_eq!(seen.last(), Some(&(failed, true)));
         tessera_interpreter_deinit(it);
     }
     // Misuse a C caller can make: null pointers and a misaligned interpreter.
