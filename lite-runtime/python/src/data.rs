@@ -317,7 +317,10 @@ fn plan(
     };
     let dims = plan.dims();
     if dims.label_dense() == 0 && dims.slot_num == 0 {
-        return Err(data_error("the dataset's samples hold nothing", Some(first)));
+        return Err(data_error(
+            "the dataset's samples hold nothing",
+            Some(first),
+        ));
     }
     // Keys: max_nnz per slot if given; else at most what the files' bytes can hold (4 bytes
     // a key at the least) and at most 8 a slot on average (at least 1 Mi), as `tessera

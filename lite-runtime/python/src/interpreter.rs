@@ -13,7 +13,7 @@ use numpy::{
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyTuple};
-use tessera_lite::interpreter::{Interpreter, Options};
+use tessera_lite::interpreter::{Interpreter, OpTimes, Options};
 use tessera_lite::model::{Model, TensorType};
 
 use crate::errors::{Class, Detail, interpreter_error, model_error, raise};
@@ -652,6 +652,52 @@ impl PyInterpreter {
         )))
     }
 
+    /// Runs the model `runs` times on the inputs set and returns a row per operator of the
+    /// subgraph run: `{"index", "op", "inputs", "outputs", "ns"}` (`ns`: the operator's mean
+    /// nanoseconds per invoke; `inputs` / `outputs`: its tensors' shapes), from
+    /// `Interpreter::invoke_profiled`. The outputs are left as the last run made them.
+    #[pyo3(signature = (runs=1))]
+    fn profile<'py>(&mut self, py: Python<'py>, runs: usize) -> PyResult<Bound<'py, PyList>> {
+        if runs == 0 {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "runs must be at least 1",
+            ));
+        }
+        let it = self.ready_mut()?;
+        let mut nanos = vec![0u64; it.operator_count()];
+        for _ in 0..runs {
+            it.invoke_profiled(&mut OpTimes::new(&mut nanos))
+                .map_err(|e| interpreter_error(&e))?;
+        }
+        let it = self.ready()?;
+        let graph = self.graph()?;
+        let shapes = |list: tessera_lite::model::TensorIndices<'_>| -> Vec<Vec<usize>> {
+            list.iter()
+                .map(|t| {
+                    t.and_then(|t| it.tensor_shape(t).ok())
+                        .map(|s| s.dims().to_vec())
+                        .unwrap_or_default()
+                })
+                .collect()
+        };
+        let rows = PyList::empty(py);
+        for (j, ns) in nanos.iter().enumerate() {
+            let row = PyDict::new(py);
+            row.set_item("index", j)?;
+            match graph.operators().get(j) {
+                Some(op) => {
+                    row.set_item("op", op.op().to_string())?;
+                    row.set_item("inputs", shapes(op.inputs()))?;
+                    row.set_item("outputs", shapes(op.outputs()))?;
+                }
+                None => row.set_item("op", "?")?,
+            }
+            row.set_item("ns", *ns as f64 / runs as f64)?;
+            rows.append(row)?;
+        }
+        Ok(rows)
+    }
+
     /// Every signature: `{key: {"inputs": [names], "outputs": [names]}}`.
     fn get_signature_list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let out = PyDict::new(py);
@@ -668,10 +714,7 @@ impl PyInterpreter {
 
     /// Signature `key`'s subgraph and its inputs and outputs as `(name, tensor index)` pairs
     /// (for `tessera.Interpreter.get_signature_runner`).
-    fn _signature(
-        &self,
-        key: &str,
-    ) -> PyResult<(usize, Named, Named)> {
+    fn _signature(&self, key: &str) -> PyResult<(usize, Named, Named)> {
         let sig = self.model()?.signature(key).ok_or_else(|| {
             pyo3::exceptions::PyValueError::new_err(format!("the model has no signature {key:?}"))
         })?;

@@ -154,3 +154,23 @@ def test_strings_in_and_out() -> None:
         got = it.get_tensor(y["tensor"])
         if want.dtype.kind == "S":
             assert got.dtype == object and list(got.reshape(-1)) == list(want.reshape(-1))
+
+
+def test_profile_has_a_row_per_operator() -> None:
+    it = tessera.Interpreter(model_path=str(MODELS / "kws_int8.tflite"))
+    it.allocate_tensors()
+    x = np.load(MODELS / "kws_int8.in0.npy")
+    it.set_tensor(it.get_input_details()[0]["index"], x)
+    rows = it.profile(runs=3)
+    facts = load_json(MODELS / "kws_int8.json")
+    ops = facts["subgraphs"][0]["operators"]
+    assert [r["op"] for r in rows] == [o["op"] for o in ops]
+    assert all(r["ns"] >= 0 for r in rows) and sum(r["ns"] for r in rows) > 0
+    assert rows[0]["inputs"][0] == list(x.shape)
+    # The outputs are the invoke's.
+    out = it.get_output_details()[0]["index"]
+    profiled = it.get_tensor(out)
+    it.invoke()
+    assert np.array_equal(profiled, it.get_tensor(out))
+    with pytest.raises(ValueError):
+        it.profile(runs=0)
