@@ -11,7 +11,7 @@ threads) without this package importing torch.
 """
 
 import os
-from typing import Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -94,8 +94,8 @@ class Dataset:
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]
         self.paths: List[str] = [os.fspath(p) for p in paths]
-        self.format = format or _detect(self.paths[0]) if self.paths else "norm"
-        self._options = dict(
+        self.format = format or (_detect(self.paths[0]) if self.paths else "norm")
+        self._options: Dict[str, Any] = dict(
             batch_size=batch_size,
             workers=workers,
             rank=rank,
