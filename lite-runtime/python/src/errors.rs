@@ -132,3 +132,25 @@ pub(crate) fn interpreter_error(e: &InterpreterError) -> PyErr {
         ],
     )
 }
+
+/// A load or set-up failure of an owned interpreter.
+pub(crate) fn owned_error(e: &crate::owned::OwnedError) -> PyErr {
+    use crate::owned::OwnedError;
+    match e {
+        OwnedError::Model(e) => model_error(e),
+        OwnedError::Interpreter(e) => interpreter_error(e),
+        OwnedError::Memory(e) => {
+            let needed = match e {
+                tessera_data::buffers::MemoryError::OverBudget { bytes, .. } => {
+                    Some(Detail::Int(i128::try_from(*bytes).unwrap_or(i128::MAX)))
+                }
+                _ => None,
+            };
+            raise(
+                Class::Interpreter,
+                format!("{e} (raise memory_budget= to allow more)"),
+                &[("kind", text("Memory")), ("needed", needed)],
+            )
+        }
+    }
+}

@@ -16,7 +16,7 @@ use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyTuple};
 use tessera_lite::interpreter::{Interpreter, OpTimes, Options};
 use tessera_lite::model::{Model, TensorType};
 
-use crate::errors::{Class, Detail, interpreter_error, model_error, raise};
+use crate::errors::{Class, Detail, interpreter_error, owned_error, raise};
 use crate::owned::Owned;
 use crate::resolver::{PACKS, Packs};
 
@@ -117,7 +117,9 @@ type Named = Vec<(String, usize)>;
 /// loaded. `num_threads` is accepted for LiteRT's signature: tessera runs on the calling
 /// thread, whatever the value. `custom_ops` names the custom-operator packs the model may
 /// use (`"signal"`, `"circular-buffer"`, `"detection"`, `"mediapipe"`; default every one).
-/// `string_bytes` is the arena's budget per string tensor that is not a constant.
+/// `string_bytes` is the arena's budget per string tensor that is not a constant;
+/// `memory_budget` the most bytes the model's copy and its arena may each take (4 GiB by
+/// default: a size from a hostile model is an error, never an allocation that aborts).
 #[pyclass(subclass, module = "tessera._tessera", name = "Interpreter")]
 pub(crate) struct PyInterpreter {
     owned: Owned,
@@ -423,7 +425,7 @@ impl PyInterpreter {
     #[new]
     #[pyo3(signature = (
         model_path=None, model_content=None, num_threads=None, *, custom_ops=None,
-        string_bytes=1024, subgraph=0, experimental_op_resolver_type=None,
+        string_bytes=1024, subgraph=0, memory_budget=1 << 32, experimental_op_resolver_type=None,
         experimental_delegates=None, experimental_preserve_all_tensors=false
     ))]
     #[allow(clippy::too_many_arguments)] // LiteRT's signature, plus tessera's options
@@ -434,6 +436,7 @@ impl PyInterpreter {
         custom_ops: Option<Vec<String>>,
         string_bytes: usize,
         subgraph: usize,
+        memory_budget: u64,
         experimental_op_resolver_type: Option<&Bound<'_, PyAny>>,
         experimental_delegates: Option<&Bound<'_, PyAny>>,
         experimental_preserve_all_tensors: bool,
@@ -476,7 +479,8 @@ impl PyInterpreter {
                 ))
             })?,
         };
-        let owned = Owned::load(&bytes, packs).map_err(|e| model_error(&e))?;
+        let budget = tessera_data::buffers::MemoryBudget::new(memory_budget);
+        let owned = Owned::load(&bytes, packs, budget).map_err(|e| owned_error(&e))?;
         let options = Options {
             string_bytes,
             subgraph,
@@ -506,9 +510,7 @@ impl PyInterpreter {
             return Err(state("the interpreter is closed"));
         }
         let options = self.options;
-        self.owned
-            .set_up(&options)
-            .map_err(|e| interpreter_error(&e))
+        self.owned.set_up(&options).map_err(|e| owned_error(&e))
     }
 
     /// Runs the model on the inputs set.

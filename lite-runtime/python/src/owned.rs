@@ -14,7 +14,20 @@ use core::ptr::NonNull;
 use tessera_lite::interpreter::{Interpreter, InterpreterError, Options};
 use tessera_lite::model::{Model, ModelError};
 
+use tessera_data::buffers::{MemoryBudget, MemoryError};
+
 use crate::resolver::Packs;
+
+/// Why a model could not be loaded or set up.
+#[derive(Debug)]
+pub(crate) enum OwnedError {
+    /// The model is malformed.
+    Model(ModelError),
+    /// Set-up failed.
+    Interpreter(InterpreterError),
+    /// The model or its arena is over the memory budget, or the allocator refused it.
+    Memory(MemoryError),
+}
 
 /// Sixteen bytes at a 16-byte boundary: the unit of the model's and the arena's blocks, so a
 /// model's constants are read in place (the interpreter copies misaligned ones) and the arena
@@ -31,16 +44,18 @@ struct Bytes {
 }
 
 impl Bytes {
-    fn zeroed(len: usize) -> Self {
-        let boxed: Box<[Block]> = vec![Block::default(); len.div_ceil(16)].into_boxed_slice();
-        let blocks = NonNull::from(Box::leak(boxed));
-        Self { blocks, len }
+    /// `len` zero bytes, or why not: over `budget`, or refused by the allocator (reserved
+    /// fallibly, so a size from a hostile model is an error, never an abort).
+    fn zeroed(len: usize, budget: MemoryBudget) -> Result<Self, MemoryError> {
+        let blocks = budget.vec("tessera arena", len.div_ceil(16), Block::default())?;
+        let blocks = NonNull::from(Box::leak(blocks.into_boxed_slice()));
+        Ok(Self { blocks, len })
     }
 
-    fn copy_of(bytes: &[u8]) -> Self {
-        let mut b = Self::zeroed(bytes.len());
+    fn copy_of(bytes: &[u8], budget: MemoryBudget) -> Result<Self, MemoryError> {
+        let mut b = Self::zeroed(bytes.len(), budget)?;
         b.as_mut_slice().copy_from_slice(bytes);
-        b
+        Ok(b)
     }
 
     /// The bytes, for as long as the caller chooses: only [`Owned`] calls it, and it keeps
@@ -79,6 +94,8 @@ pub(crate) struct Owned {
     model_bytes: Bytes,
     /// The kernels the model may use.
     resolver: NonNull<Packs>,
+    /// The most bytes the arena may take.
+    budget: MemoryBudget,
 }
 
 // SAFETY: the raw pointers are to heap blocks this struct owns alone (nothing else holds
@@ -92,21 +109,28 @@ unsafe impl Send for Owned {}
 unsafe impl Sync for Owned {}
 
 impl Owned {
-    /// Copies `bytes` and checks them as a model.
-    pub(crate) fn load(bytes: &[u8], packs: Packs) -> Result<Self, ModelError> {
-        let mut model_bytes = Bytes::copy_of(bytes);
+    /// Copies `bytes` and checks them as a model; the model and every arena it sets up in
+    /// are allocated within `budget`.
+    pub(crate) fn load(
+        bytes: &[u8],
+        packs: Packs,
+        budget: MemoryBudget,
+    ) -> Result<Self, OwnedError> {
+        let mut model_bytes = Bytes::copy_of(bytes, budget).map_err(OwnedError::Memory)?;
         // The only borrow of these bytes from now on, shared; they are freed after the model
         // and the interpreter that hold it.
         let shared: &'static [u8] = model_bytes.as_mut_slice();
-        let model = Model::load(shared)?;
+        let model = Model::load(shared).map_err(OwnedError::Model)?;
+        let arena = Bytes::zeroed(0, budget).map_err(OwnedError::Memory)?;
         let resolver = NonNull::from(Box::leak(Box::new(packs)));
         Ok(Self {
             interpreter: None,
             model,
-            arena: Bytes::zeroed(0),
+            arena,
             retired: Vec::new(),
             model_bytes,
             resolver,
+            budget,
         })
     }
 
@@ -128,22 +152,20 @@ impl Owned {
 
     /// Sets the model up in the arena (a new one if it needs another size), dropping any
     /// interpreter set up before.
-    pub(crate) fn set_up(&mut self, options: &Options) -> Result<(), InterpreterError> {
-        let needed = self.required(options)?;
+    pub(crate) fn set_up(&mut self, options: &Options) -> Result<(), OwnedError> {
+        let needed = self.required(options).map_err(OwnedError::Interpreter)?;
         self.interpreter = None;
         if self.arena.len != needed {
-            let old = core::mem::replace(&mut self.arena, Bytes::zeroed(needed));
+            let new = Bytes::zeroed(needed, self.budget).map_err(OwnedError::Memory)?;
+            let old = core::mem::replace(&mut self.arena, new);
             self.retired.push(old);
         }
         // The only `&mut` to the arena while this interpreter lives (the previous one, which
         // held the previous, is gone).
         let arena = self.arena.as_mut_slice();
-        self.interpreter = Some(Interpreter::new(
-            self.model,
-            self.resolver(),
-            arena,
-            options,
-        )?);
+        let it = Interpreter::new(self.model, self.resolver(), arena, options)
+            .map_err(OwnedError::Interpreter)?;
+        self.interpreter = Some(it);
         Ok(())
     }
 

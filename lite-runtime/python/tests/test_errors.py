@@ -173,3 +173,14 @@ def test_strings_that_do_not_fit() -> None:
     assert isinstance(e, tessera.TensorError)
     e = outcome(lambda: it.set_tensor(x["tensor"], [1] * n))
     assert isinstance(e, tessera.TensorError)
+
+
+def test_memory_budget() -> None:
+    """A model or arena over the budget is an error naming the bytes, never an allocation
+    that aborts."""
+    image = (MODELS / "image_float.tflite").read_bytes()  # 15 KB, a 119 KB arena
+    it = tessera.Interpreter(model_content=image, memory_budget=len(image) + 64)
+    e = outcome(it.allocate_tensors)
+    assert isinstance(e, tessera.InterpreterError) and e.kind == "Memory" and e.needed
+    e = outcome(lambda: tessera.Interpreter(model_content=KWS, memory_budget=100))
+    assert isinstance(e, tessera.InterpreterError) and e.needed >= len(KWS)

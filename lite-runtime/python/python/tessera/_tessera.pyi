@@ -23,6 +23,7 @@ class Interpreter:
         custom_ops: Optional[Sequence[str]] = None,
         string_bytes: int = 1024,
         subgraph: int = 0,
+        memory_budget: int = 1 << 32,
         experimental_op_resolver_type: Any = None,
         experimental_delegates: Optional[Sequence[Any]] = None,
         experimental_preserve_all_tensors: bool = False,

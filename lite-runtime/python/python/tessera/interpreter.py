@@ -15,14 +15,20 @@ class Interpreter(_tessera.Interpreter):
     """A ``.tflite`` model in tessera's interpreter, with LiteRT's ``Interpreter`` API.
 
     ``Interpreter(model_path=None, model_content=None, num_threads=None, *,
-    custom_ops=None, string_bytes=1024)``. The model is checked in full when it is loaded
-    (a malformed one raises :class:`tessera.ModelError` saying where). ``num_threads`` is
+    custom_ops=None, string_bytes=1024, memory_budget=1 << 32)``. The model is checked in
+    full when it is loaded (a malformed one raises :class:`tessera.ModelError` saying where). ``num_threads`` is
     accepted as LiteRT takes it; tessera runs on the calling thread whatever its value.
     ``custom_ops`` names the custom-operator packs the model may use: ``"signal"``,
-    ``"circular-buffer"``, ``"detection"``, ``"mediapipe"`` (default: all).
+    ``"circular-buffer"``, ``"detection"``, ``"mediapipe"`` (default: all). ``string_bytes``:
+    the arena's bytes per string tensor that is not a constant. ``memory_budget``: the most
+    bytes the model's copy and its arena may each take (a size from a hostile model is an
+    error, never an allocation that aborts). LiteRT's ``experimental_op_resolver_type`` is
+    accepted and ignored (tessera's kernels are one set, equal to LiteRT's reference
+    kernels); ``experimental_delegates`` must be empty.
 
     Beyond LiteRT: ``arena_bytes`` (the one region every tensor lives in), ``seal``
-    (``(size, crc32)``, what firmware recognises the model by), ``close()``.
+    (``(size, crc32)``, what firmware recognises the model by), ``profile(runs)`` (a row
+    per operator: op, tensor shapes, mean nanoseconds), ``close()``.
     """
 
     def tensor(self, tensor_index: int) -> Callable[[], np.ndarray]:
