@@ -10,7 +10,7 @@ use std::thread::{self, JoinHandle};
 
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PySlice, PyTuple};
 use tessera_core::data::{
     BatchInfo, BatchSource, Check, DataError, Dims, ErrorPolicy, Key, NormConfig, RawConfig,
     SampleBatch,
@@ -57,8 +57,8 @@ fn decode_error(e: &DataError, plan: &DatasetPlan) -> PyErr {
 /// One batch copied out of the consumer's buffers: labels, dense, row offsets and keys, the
 /// number of samples, and the batch's number and first row.
 struct Copied<K> {
-    labels: Vec<f32>,
-    dense: Vec<f32>,
+    /// Labels then dense features, a row per sample (Python views split them).
+    label_dense: Vec<f32>,
     row_offsets: Vec<K>,
     keys: Vec<K>,
     samples: usize,
@@ -76,22 +76,14 @@ enum Msg<K> {
     End,
 }
 
-/// Copies the batch in `batch` out (labels and dense split apart).
+/// Copies the batch in `batch` out: the samples' rows, offsets and keys in use.
 fn copy_out<K: Key>(batch: &SampleBatch<'_, K>, info: BatchInfo, dims: Dims) -> Copied<K> {
     let samples = batch.samples();
-    let (l, ld) = (dims.label_dim, dims.label_dense());
-    let mut labels = Vec::with_capacity(samples * l);
-    let mut dense = Vec::with_capacity(samples * dims.dense_dim);
-    if ld > 0 {
-        for row in batch.label_dense().chunks_exact(ld).take(samples) {
-            labels.extend_from_slice(&row[..l]);
-            dense.extend_from_slice(&row[l..]);
-        }
-    }
+    let used = samples.saturating_mul(dims.label_dense());
+    let label_dense = batch.label_dense().get(..used).unwrap_or_default().to_vec();
     let csr = batch.csr();
     Copied {
-        labels,
-        dense,
+        label_dense,
         row_offsets: csr.row_offsets().to_vec(),
         keys: csr.values().to_vec(),
         samples,
@@ -360,13 +352,66 @@ impl FilesPaths for DatasetPlan {
     }
 }
 
+/// The Rust cursor set alone, as `Reader` runs it (same plan, workers and batches) but with
+/// the consumer's batch read in place, nothing copied out or handed to Python: `(rows,
+/// seconds)` of one pass. For `bench/bench.py`, which sets `Reader`'s rows/s against it.
+#[pyfunction]
+#[pyo3(signature = (paths, format, *, batch_size=1024, workers=2))]
+pub(crate) fn _cursor_set_pass(
+    py: Python<'_>,
+    paths: Vec<PathBuf>,
+    format: &str,
+    batch_size: usize,
+    workers: usize,
+) -> PyResult<(u64, f64)> {
+    if !(1..=MAX_WORKERS).contains(&workers) || batch_size == 0 {
+        return Err(pyo3::exceptions::PyValueError::new_err(
+            "workers 1 to 256, batch_size at least 1",
+        ));
+    }
+    let planned = plan(&paths, format, batch_size, None, None, false, false, None)?;
+    let plan = planned.plan;
+    let config = CursorSetConfig::new(plan.dims(), planned.samples, planned.keys)
+        .with_workers(workers)
+        .with_queue_depth(QUEUE_DEPTH)
+        // Worker 0 decodes on the driver's thread, as `tessera dataset read` does on its
+        // consumer's: `n` workers take `n - 1` threads beside the driver.
+        .with_consumer_decoding(true);
+    py.detach(|| {
+        let start = std::time::Instant::now();
+        let mut buffers = BatchBuffers::<u32>::new(plan.dims(), planned.samples, planned.keys)
+            .map_err(|e| format!("batch buffers: {e}"))?;
+        let source = plan.clone();
+        let mut set = CursorSet::spawn(config, move |w, n| source.partition::<u32>(w, n))
+            .map_err(|e| format!("cursor set: {e}"))?;
+        let mut rows = 0u64;
+        loop {
+            let mut batch = buffers.batch().map_err(|e| format!("batch: {e}"))?;
+            match set.next_batch(&mut batch) {
+                Ok(Some(_)) => rows += batch.samples() as u64,
+                Ok(None) => break,
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        Ok((rows, start.elapsed().as_secs_f64()))
+    })
+    .map_err(|e: String| data_error(e, None))
+}
+
 fn to_tuple<'py, K: Key + numpy::Element>(
     py: Python<'py>,
     c: Copied<K>,
     dims: Dims,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let labels = PyArray1::from_vec(py, c.labels).reshape([c.samples, dims.label_dim])?;
-    let dense = PyArray1::from_vec(py, c.dense).reshape([c.samples, dims.dense_dim])?;
+    // One array of the rows as decoded; labels and dense are views of its columns (no copy).
+    let (l, ld) = (dims.label_dim, dims.label_dense());
+    let rows = PyArray1::from_vec(py, c.label_dense).reshape([c.samples, ld])?;
+    let columns = |from: usize, to: usize| {
+        let slice = PySlice::new(py, from as isize, to as isize, 1);
+        rows.get_item((PySlice::full(py), slice))
+    };
+    let labels = columns(0, l)?;
+    let dense = columns(l, ld)?;
     let offsets = PyArray1::from_vec(py, c.row_offsets);
     let keys = PyArray1::from_vec(py, c.keys);
     (labels, dense, offsets, keys, c.id, c.first_row).into_pyobject(py)
@@ -426,7 +471,8 @@ impl Reader {
         let dims = plan.dims();
         let config = CursorSetConfig::new(dims, planned.samples, planned.keys)
             .with_workers(workers)
-            .with_queue_depth(QUEUE_DEPTH);
+            .with_queue_depth(QUEUE_DEPTH)
+            .with_consumer_decoding(true);
         let failed = |e: String| data_error(e, None);
         let keys = match key_type {
             "u32" => Keys::U32(py.detach(|| Pass::start(&plan, config)).map_err(failed)?),

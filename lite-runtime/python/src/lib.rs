@@ -19,6 +19,7 @@ use pyo3::prelude::*;
 fn _tessera(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<interpreter::PyInterpreter>()?;
     m.add_class::<data::Reader>()?;
+    m.add_function(wrap_pyfunction!(data::_cursor_set_pass, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
