@@ -26,6 +26,10 @@ class Interpreter(_tessera.Interpreter):
     accepted and ignored (tessera's kernels are one set, equal to LiteRT's reference
     kernels); ``experimental_delegates`` must be empty.
 
+    Unlike LiteRT's, ``invoke()`` keeps the GIL (other Python threads wait while a model
+    runs), and in exchange ``tensor()`` views may stay alive across ``invoke()``: they are
+    never written while the interpreter runs, and they see its results.
+
     Beyond LiteRT: ``arena_bytes`` (the one region every tensor lives in), ``seal``
     (``(size, crc32)``, what firmware recognises the model by), ``profile(runs)`` (a row
     per operator: op, tensor shapes, mean nanoseconds), ``close()``.
