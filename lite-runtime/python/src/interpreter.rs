@@ -276,26 +276,59 @@ impl PyInterpreter {
             .try_readonly()
             .map_err(|e| tensor_error(format!("tensor {t}: {e}"), t))?;
         let src = readonly.as_array();
+        // The value may be a `tensor()` view of this very tensor (or overlap it): then it is
+        // copied out first, so that no `&mut` to the tensor exists beside a borrow of the
+        // value. Where the tensor's bytes are (a shared borrow, dropped at once):
+        let at = {
+            let it = self.ready()?;
+            let view = it.tensor::<T>(t).map_err(|e| interpreter_error(&e))?;
+            view.as_slice().map(|d| d.as_ptr_range())
+        };
+        let disjoint = match (src.as_slice(), &at) {
+            (Some(s), Some(d)) => {
+                let (s, d) = (s.as_ptr_range(), d);
+                s.end <= d.start || d.end <= s.start
+            }
+            // Strided: its extent is not one range; copy it out.
+            _ => false,
+        };
+        let n = src.len();
+        if disjoint {
+            return self.with_tensor_mut::<T>(t, n, |dst| match src.as_slice() {
+                Some(s) => dst.copy_from_slice(s),
+                // Not C-contiguous (a transposed or strided view): in logical order.
+                None => dst.iter_mut().zip(src.iter()).for_each(|(d, s)| *d = *s),
+            });
+        }
+        let copied: Vec<T> = src.iter().copied().collect();
+        // No borrow of the value outlives this: the tensor's `&mut` is then the only one.
+        drop(readonly);
+        self.with_tensor_mut::<T>(t, n, |dst| dst.copy_from_slice(&copied))?;
+        Ok(())
+    }
+
+    /// Calls `write` with tensor `t`'s elements to write, checked to be `n`.
+    fn with_tensor_mut<T>(
+        &mut self,
+        t: usize,
+        n: usize,
+        write: impl FnOnce(&mut [T]),
+    ) -> PyResult<()>
+    where
+        T: tessera_core::tensor::Element,
+    {
         let it = self.ready_mut()?;
-        let mut dst = it.tensor_mut::<T>(t).map_err(|e| interpreter_error(&e))?;
-        let dst = dst
+        let mut view = it.tensor_mut::<T>(t).map_err(|e| interpreter_error(&e))?;
+        let dst = view
             .as_slice_mut()
             .ok_or_else(|| tensor_error(format!("tensor {t} is not contiguous"), t))?;
-        if dst.len() != src.len() {
+        if dst.len() != n {
             return Err(tensor_error(
-                format!(
-                    "tensor {t}: {} elements, the value {}",
-                    dst.len(),
-                    src.len()
-                ),
+                format!("tensor {t}: {} elements, the value {n}", dst.len()),
                 t,
             ));
         }
-        match src.as_slice() {
-            Some(s) => dst.copy_from_slice(s),
-            // Not C-contiguous (a transposed or strided view): in logical order.
-            None => dst.iter_mut().zip(src.iter()).for_each(|(d, s)| *d = *s),
-        }
+        write(dst);
         Ok(())
     }
 

@@ -184,3 +184,16 @@ def test_memory_budget() -> None:
     assert isinstance(e, tessera.InterpreterError) and e.kind == "Memory" and e.needed
     e = outcome(lambda: tessera.Interpreter(model_content=KWS, memory_budget=100))
     assert isinstance(e, tessera.InterpreterError) and e.needed >= len(KWS)
+
+
+def test_set_tensor_from_a_view_of_itself(kws: tessera.Interpreter) -> None:
+    """The value may be the tensor's own view (the same bytes): it is copied out first."""
+    d = kws.get_input_details()[0]
+    view = kws.tensor(d["index"])()
+    view[...] = np.arange(view.size, dtype=np.int64).reshape(view.shape) % 100
+    before = view.copy()
+    kws.set_tensor(d["index"], view)
+    assert np.array_equal(kws.get_tensor(d["index"]), before)
+    flipped = view[..., ::-1]  # strided, overlapping
+    kws.set_tensor(d["index"], flipped)
+    assert np.array_equal(kws.get_tensor(d["index"]), before[..., ::-1])
