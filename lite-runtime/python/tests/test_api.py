@@ -174,3 +174,13 @@ def test_profile_has_a_row_per_operator() -> None:
     assert np.array_equal(profiled, it.get_tensor(out))
     with pytest.raises(ValueError):
         it.profile(runs=0)
+
+
+def test_resize_to_the_declared_shape_only() -> None:
+    it = tessera.Interpreter(model_path=str(MODELS / "kws_int8.tflite"))
+    d = it.get_input_details()[0]
+    it.resize_tensor_input(d["index"], d["shape"])
+    with pytest.raises(tessera.TensorError):
+        it.resize_tensor_input(d["index"], [2, *d["shape"][1:]])
+    with pytest.raises(tessera.TensorError):
+        it.resize_tensor_input(999, d["shape"])

@@ -9,6 +9,7 @@ from typing import Any, Callable, Dict, List
 import numpy as np
 
 from . import _tessera
+from ._errors import TensorError
 
 
 class Interpreter(_tessera.Interpreter):
@@ -41,6 +42,22 @@ class Interpreter(_tessera.Interpreter):
         Do not keep the array across ``allocate_tensors()``."""
         self.tensor_view(tensor_index)  # raise now for a bad index, as LiteRT does
         return lambda: self.tensor_view(tensor_index)
+
+    def resize_tensor_input(self, input_index: int, tensor_size: Any, strict: bool = False) -> None:
+        """LiteRT's ``resize_tensor_input``: tessera plans every tensor once, for the shapes
+        the model declares, so only the declared shape is accepted (a no-op); any other
+        raises :class:`tessera.TensorError` (LiteRT would re-plan)."""
+        del strict
+        details = {d["index"]: d for d in self.get_input_details()}
+        if input_index not in details:
+            raise TensorError("tensor %d is not an input" % input_index, tensor=input_index)
+        shape = [int(x) for x in np.asarray(tensor_size).reshape(-1)]
+        if shape != [int(x) for x in details[input_index]["shape"]]:
+            raise TensorError(
+                "tensor %d: tessera plans the declared shape %s once; it cannot resize to %s"
+                % (input_index, list(details[input_index]["shape"]), shape),
+                tensor=input_index,
+            )
 
     def get_signature_runner(self, signature_key: "str | None" = None) -> "SignatureRunner":
         """A callable running signature ``signature_key`` (the only one if ``None``), taking
