@@ -157,3 +157,31 @@ def test_bad_data_raises_a_data_error(tmp_path: Path) -> None:
                 pass
         except tessera.DataError:
             pass
+
+
+def test_torch_wrapper_without_torch_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Dataset.torch()`` subclasses torch's IterableDataset, importing torch only when
+    called (a stand-in module here when torch is not installed)."""
+    import types
+
+    try:
+        from torch.utils.data import IterableDataset  # noqa: F401
+    except ImportError:
+        torch = types.ModuleType("torch")
+        utils = types.ModuleType("torch.utils")
+        data = types.ModuleType("torch.utils.data")
+
+        class IterableDataset:  # what DataLoader checks with isinstance
+            pass
+
+        data.IterableDataset = IterableDataset
+        torch.utils, utils.data = utils, data
+        for name, module in [("torch", torch), ("torch.utils", utils), ("torch.utils.data", data)]:
+            monkeypatch.setitem(sys.modules, name, module)
+    from torch.utils.data import IterableDataset
+
+    ds = tessera.data.Dataset(DEMO, batch_size=512)
+    wrapped = ds.torch()
+    assert isinstance(wrapped, IterableDataset)
+    assert sum(len(b.labels) for b in wrapped) == 1024
+    assert sum(len(b.labels) for b in wrapped) == 1024  # a pass per iteration

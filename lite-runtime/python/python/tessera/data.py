@@ -5,9 +5,11 @@ rank's shard, decoded by tessera's cursor-set worker threads with the GIL releas
 >>> for batch in ds:            # a new pass each time: an epoch
 ...     batch.labels, batch.dense, batch.row_offsets, batch.keys
 
-A :class:`Dataset` has ``__iter__``, so it serves as a PyTorch ``IterableDataset``
-(``DataLoader(ds, batch_size=None)``; leave ``num_workers`` at 0: tessera decodes on its own
-threads) without this package importing torch.
+A :class:`Dataset` has ``__iter__``: a training loop iterates it directly. PyTorch's
+``DataLoader`` asks for an ``IterableDataset`` instance (it tells the two kinds of dataset
+apart with ``isinstance``): ``DataLoader(ds.torch(), batch_size=None)`` wraps the dataset in
+one, importing torch only then (this package never imports it on its own). Leave
+``num_workers`` at 0: tessera decodes on its own threads, with the GIL released.
 """
 
 import os
@@ -121,6 +123,20 @@ class Dataset:
         if reader is None:
             reader = self._reader()
         return _Pass(reader)
+
+    def torch(self) -> Any:
+        """This dataset as a ``torch.utils.data.IterableDataset`` (imports torch now)."""
+        from torch.utils.data import IterableDataset
+
+        source = self
+
+        class TesseraIterableDataset(IterableDataset):  # type: ignore[misc,valid-type]
+            """A tessera.data.Dataset for PyTorch's DataLoader: each iteration is a pass."""
+
+            def __iter__(self) -> Iterator[Batch]:
+                return iter(source)
+
+        return TesseraIterableDataset()
 
     def __repr__(self) -> str:
         return "tessera.data.Dataset(%r, format=%r, dims=%r, rows=%d)" % (
