@@ -327,7 +327,7 @@ fn plan(
             .and_then(|k| k.checked_mul(n as usize))
             .ok_or_else(|| data_error(format!("max_nnz {n}: batch keys overflow"), None))?
             .max(1),
-        None => match (least, total_bytes(plan.files_paths().as_slice())) {
+        None => match (least, total_bytes(file_paths(&plan).as_slice())) {
             (0, _) | (_, None) => default_keys,
             (_, Some(total)) => usize::try_from(total / 4)
                 .unwrap_or(usize::MAX)
@@ -342,14 +342,8 @@ fn plan(
 }
 
 /// The paths of a plan's files.
-trait FilesPaths {
-    fn files_paths(&self) -> Vec<PathBuf>;
-}
-
-impl FilesPaths for DatasetPlan {
-    fn files_paths(&self) -> Vec<PathBuf> {
-        self.files().iter().map(|f| f.path.clone()).collect()
-    }
+fn file_paths(plan: &DatasetPlan) -> Vec<PathBuf> {
+    plan.files().iter().map(|f| f.path.clone()).collect()
 }
 
 /// The Rust cursor set alone, as `Reader` runs it (same plan, workers and batches) but with
@@ -505,7 +499,7 @@ impl Reader {
     /// The data files read.
     #[getter]
     fn files(&self) -> Vec<PathBuf> {
-        self.plan.files_paths()
+        file_paths(&self.plan)
     }
 
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {

@@ -1,9 +1,9 @@
 //! tessera's Python package, compiled: `tessera._tessera`. The package (`python/tessera`)
 //! re-exports it with the Python-side helpers:
 //!
-//! - [`interpreter`]: `Interpreter`, LiteRT's Python `Interpreter` API over tessera's
+//! - `interpreter`: `Interpreter`, LiteRT's Python `Interpreter` API over tessera's
 //!   interpreter (the same kernels as on the device);
-//! - [`data`]: `Reader`, HugeCTR datasets decoded by tessera-data's cursor sets into numpy
+//! - `data`: `Reader`, HugeCTR datasets decoded by tessera-data's cursor sets into numpy
 //!   batches, with the GIL released while workers decode.
 
 mod data;
