@@ -196,6 +196,64 @@ static void streaming_state(void) {
   close_session(&s);
 }
 
+/* A custom operator written in C (tests/fixtures/custom/c_axpy.tflite: `y = a + scale * b`,
+ * float32 [4], scale 2 in its options, which this kernel takes from `user` instead of parsing
+ * the FlexBuffer): registered by name, found at set-up, run at each invoke. */
+static TesseraStatus axpy_prepare(TesseraOpPrepare *ctx, void *user) {
+  (void)user;
+  TesseraTensorInfo info;
+  if (tessera_op_prepare_input_count(ctx) != 2) return TESSERA_BAD_ARGUMENT;
+  if (tessera_op_prepare_output_info(ctx, 0, &info) != TESSERA_OK) return TESSERA_FAILED;
+  if (info.tensor_type != 0 || info.bytes != 16) return TESSERA_UNSUPPORTED;
+  const uint8_t *options;
+  size_t len;
+  if (tessera_op_prepare_custom_options(ctx, &options, &len) != TESSERA_OK || len == 0)
+    return TESSERA_MALFORMED;
+  return TESSERA_OK;
+}
+
+static TesseraStatus axpy_eval(TesseraOpEval *ctx, void *user) {
+  float scale = *(const float *)user;
+  const uint8_t *a, *b;
+  uint8_t *y;
+  size_t na, nb, ny;
+  if (tessera_op_eval_input(ctx, 0, &a, &na) != TESSERA_OK ||
+      tessera_op_eval_input(ctx, 1, &b, &nb) != TESSERA_OK ||
+      tessera_op_eval_output(ctx, 0, &y, &ny) != TESSERA_OK || na != 16 || nb != 16 || ny != 16)
+    return TESSERA_FAILED;
+  for (int i = 0; i < 4; i++) {
+    float x, z, r;
+    memcpy(&x, a + 4 * i, 4);
+    memcpy(&z, b + 4 * i, 4);
+    r = x + scale * z;
+    memcpy(y + 4 * i, &r, 4);
+  }
+  return TESSERA_OK;
+}
+
+static void custom_op_in_c(void) {
+  static float scale = 2.0f;
+  CHECK(tessera_register_custom_op("CAxpy", axpy_prepare, axpy_eval, &scale) == TESSERA_OK);
+  CHECK(tessera_register_custom_op("CAxpy", NULL, axpy_eval, &scale) == TESSERA_BAD_ARGUMENT);
+  CHECK(tessera_register_custom_op("NoEval", NULL, NULL, NULL) == TESSERA_NULL_ARGUMENT);
+  Session s;
+  if (!open_session(&s, "../custom/c_axpy.tflite")) return;
+  uint8_t *in;
+  size_t len;
+  float a[4] = {1, 2, 3, 4}, b[4] = {0.5f, -1, 10, 0}, y[4];
+  CHECK(tessera_interpreter_input_data(s.it, 0, &in, &len) == TESSERA_OK && len == 16);
+  memcpy(in, a, 16);
+  CHECK(tessera_interpreter_input_data(s.it, 1, &in, &len) == TESSERA_OK && len == 16);
+  memcpy(in, b, 16);
+  TesseraError err;
+  CHECK(tessera_interpreter_invoke(s.it, &err) == TESSERA_OK);
+  const uint8_t *out;
+  CHECK(tessera_interpreter_output_data(s.it, 0, &out, &len) == TESSERA_OK && len == 16);
+  memcpy(y, out, 16);
+  CHECK(y[0] == 2 && y[1] == 0 && y[2] == 23 && y[3] == 4);
+  close_session(&s);
+}
+
 static void strings_model(void) {
   Session s;
   if (!open_session(&s, "strings.tflite")) return;
@@ -335,6 +393,7 @@ int main(void) {
   sparse_model();
   strings_model();
   streaming_state();
+  custom_op_in_c();
   failures_a_caller_handles();
   size_t len;
   uint8_t *model = read_file("sparse.tflite", &len);

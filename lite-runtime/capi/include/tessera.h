@@ -11,6 +11,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// How many custom operators C may register.
+#define TESSERA_MAX_CUSTOM_OPS 16
+
+// The longest name a custom operator may have, in bytes (its `custom_code`).
+#define TESSERA_MAX_CUSTOM_NAME 63
+
 // Result of a fallible C ABI call.
 typedef enum TesseraStatus {
   // Success.
@@ -68,6 +74,33 @@ typedef enum TesseraKeyType {
 // An interpreter, in memory the caller allocates: [`tessera_interpreter_size`] bytes aligned
 // to [`tessera_interpreter_align`]. Opaque.
 typedef struct TesseraInterpreter TesseraInterpreter;
+
+// A custom operator being run: what `eval` reads and writes its tensors through. Opaque.
+typedef struct TesseraOpEval TesseraOpEval;
+
+// A custom operator being prepared: what `prepare` reads its operator through. Opaque.
+typedef struct TesseraOpPrepare TesseraOpPrepare;
+
+// A custom operator's set-up step: checks the operator, asks for bytes; `user` is the
+// pointer given at registration. `TESSERA_OK` or any other status, which stops set-up.
+typedef enum TesseraStatus (*TesseraCustomPrepare)(struct TesseraOpPrepare *ctx, void *user);
+
+// A custom operator's run step: writes the outputs; `user` is the pointer given at
+// registration. `TESSERA_OK` or any other status, which fails the invoke.
+typedef enum TesseraStatus (*TesseraCustomEval)(struct TesseraOpEval *ctx, void *user);
+
+// A tensor's element type (TensorFlow Lite's `TensorType` code), shape and bytes.
+typedef struct TesseraTensorInfo {
+  // `TensorType` code: 0 FLOAT32, 2 INT32, 3 UINT8, 4 INT64, 5 STRING, 6 BOOL, 7 INT16,
+  // 9 INT8, ...
+  int32_t tensor_type;
+  // Dimensions used in `dims`.
+  uint32_t rank;
+  // The dimensions (the first `rank`).
+  uint64_t dims[6];
+  // Bytes of the tensor's data (strings: the byte budget).
+  uint64_t bytes;
+} TesseraTensorInfo;
 
 // How to read a Norm file: the sample shape (the header must agree), the most keys a slot
 // may have, checksums and what to do with a bad sample.
@@ -167,19 +200,6 @@ typedef struct TesseraBatchI64 {
   size_t keys_len;
 } TesseraBatchI64;
 
-// A tensor's element type (TensorFlow Lite's `TensorType` code), shape and bytes.
-typedef struct TesseraTensorInfo {
-  // `TensorType` code: 0 FLOAT32, 2 INT32, 3 UINT8, 4 INT64, 5 STRING, 6 BOOL, 7 INT16,
-  // 9 INT8, ...
-  int32_t tensor_type;
-  // Dimensions used in `dims`.
-  uint32_t rank;
-  // The dimensions (the first `rank`).
-  uint64_t dims[6];
-  // Bytes of the tensor's data (strings: the byte budget).
-  uint64_t bytes;
-} TesseraTensorInfo;
-
 // Called with the operator's index (in the subgraph run) and the caller's `user` pointer.
 typedef void (*TesseraOperatorHook)(void *user, size_t op);
 
@@ -260,6 +280,129 @@ typedef struct TesseraTString {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+// Registers a custom operator: models whose operators have `custom_code` `name` (a
+// NUL-terminated string of at most [`TESSERA_MAX_CUSTOM_NAME`] bytes) run `prepare` (may be
+// null) at set-up and `eval` at each invoke, each given `user`. Interpreters set up before
+// the call do not see it.
+//
+// `TESSERA_BAD_ARGUMENT` for a name already registered, empty or too long;
+// `TESSERA_TOO_LARGE` when [`TESSERA_MAX_CUSTOM_OPS`] are registered; `TESSERA_NULL_ARGUMENT`
+// for a null name or `eval`.
+//
+// # Safety
+// `name` is null or a NUL-terminated string; `prepare` and `eval` are safe to call with any
+// context of their kind and `user`, from any thread that sets up or invokes an interpreter,
+// for as long as the process runs.
+enum TesseraStatus tessera_register_custom_op(const char *name,
+                                              TesseraCustomPrepare prepare,
+                                              TesseraCustomEval eval,
+                                              void *user);
+
+// The operator's inputs (optional ones included; 0 for a null context).
+//
+// # Safety
+// `ctx` is null or the context of the running `prepare`.
+size_t tessera_op_prepare_input_count(struct TesseraOpPrepare *ctx);
+
+// The operator's outputs (0 for a null context).
+//
+// # Safety
+// `ctx` is null or the context of the running `prepare`.
+size_t tessera_op_prepare_output_count(struct TesseraOpPrepare *ctx);
+
+// Input `i`'s type and shape. `TESSERA_NO_SUCH_TENSOR` past the inputs or for an absent
+// optional one.
+//
+// # Safety
+// `ctx` is null or the context of the running `prepare`; `info` null or writable.
+enum TesseraStatus tessera_op_prepare_input_info(struct TesseraOpPrepare *ctx,
+                                                 size_t i,
+                                                 struct TesseraTensorInfo *info);
+
+// Output `i`'s type and shape, as the model states them.
+//
+// # Safety
+// `ctx` is null or the context of the running `prepare`; `info` null or writable.
+enum TesseraStatus tessera_op_prepare_output_info(struct TesseraOpPrepare *ctx,
+                                                  size_t i,
+                                                  struct TesseraTensorInfo *info);
+
+// The operator's `custom_options` bytes (a FlexBuffer for most; empty when there are none),
+// valid while the model is.
+//
+// # Safety
+// `ctx` is null or the context of the running `prepare`; `data` and `len` null or writable.
+enum TesseraStatus tessera_op_prepare_custom_options(struct TesseraOpPrepare *ctx,
+                                                     const uint8_t **data,
+                                                     size_t *len);
+
+// Asks for `bytes` of scratch, which `eval` gets at each invoke (its contents are not kept
+// between invokes; other operators reuse them). The largest request of the calls counts.
+//
+// # Safety
+// `ctx` is null or the context of the running `prepare`.
+enum TesseraStatus tessera_op_prepare_request_scratch(struct TesseraOpPrepare *ctx, size_t bytes);
+
+// Asks for `bytes` of persistent memory (zeroed at set-up and by
+// `tessera_interpreter_reset_state`, kept between invokes: an operator's state), which `eval`
+// gets with [`tessera_op_eval_persistent`].
+//
+// # Safety
+// `ctx` is null or the context of the running `prepare`.
+enum TesseraStatus tessera_op_prepare_request_persistent(struct TesseraOpPrepare *ctx,
+                                                         size_t bytes);
+
+// Input `i`'s type and shape at run time. `TESSERA_NO_SUCH_TENSOR` past the inputs or for an
+// absent optional one.
+//
+// # Safety
+// `ctx` is null or the context of the running `eval`; `info` null or writable.
+enum TesseraStatus tessera_op_eval_input_info(struct TesseraOpEval *ctx,
+                                              size_t i,
+                                              struct TesseraTensorInfo *info);
+
+// Input `i`'s bytes (host byte order), valid during this `eval`.
+//
+// # Safety
+// `ctx` is null or the context of the running `eval`; `data` and `len` null or writable.
+enum TesseraStatus tessera_op_eval_input(struct TesseraOpEval *ctx,
+                                         size_t i,
+                                         const uint8_t **data,
+                                         size_t *len);
+
+// Output `i`'s type and shape.
+//
+// # Safety
+// `ctx` is null or the context of the running `eval`; `info` null or writable.
+enum TesseraStatus tessera_op_eval_output_info(struct TesseraOpEval *ctx,
+                                               size_t i,
+                                               struct TesseraTensorInfo *info);
+
+// Output `i`'s bytes to write (host byte order), valid during this `eval`; each output may be
+// taken once per `eval`.
+//
+// # Safety
+// `ctx` is null or the context of the running `eval`; `data` and `len` null or writable.
+enum TesseraStatus tessera_op_eval_output(struct TesseraOpEval *ctx,
+                                          size_t i,
+                                          uint8_t **data,
+                                          size_t *len);
+
+// The scratch `prepare` asked for (empty when none), valid during this `eval`.
+//
+// # Safety
+// `ctx` is null or the context of the running `eval`; `data` and `len` null or writable.
+enum TesseraStatus tessera_op_eval_scratch(struct TesseraOpEval *ctx, uint8_t **data, size_t *len);
+
+// The persistent bytes `prepare` asked for (empty when none), kept between invokes and
+// zeroed by `tessera_interpreter_reset_state`; valid during this `eval`.
+//
+// # Safety
+// `ctx` is null or the context of the running `eval`; `data` and `len` null or writable.
+enum TesseraStatus tessera_op_eval_persistent(struct TesseraOpEval *ctx,
+                                              uint8_t **data,
+                                              size_t *len);
 
 // Writes to `*label_dense_len`, `*row_offsets_len` and `*keys_len` the elements the arrays
 // of a batch of `samples` samples need, every slot holding up to `max_nnz` keys (a batch

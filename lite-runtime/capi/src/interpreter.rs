@@ -12,10 +12,11 @@ use core::ffi::{c_char, c_void};
 
 use tessera_core::plan::{Lifetime, PlanBuffer};
 use tessera_lite::interpreter::{
-    AllOps, ErrorKind, Interpreter, InterpreterError, OpTimes, Options, Profiler,
+    ErrorKind, Interpreter, InterpreterError, OpTimes, Options, Profiler,
 };
 use tessera_lite::model::{Model, ModelError};
 
+use crate::custom::CapiOps;
 use crate::status::TesseraStatus;
 
 /// An interpreter, in memory the caller allocates: [`tessera_interpreter_size`] bytes aligned
@@ -210,7 +211,7 @@ pub unsafe extern "C" fn tessera_model_arena_size(
     let options = options(string_bytes);
     let required = Interpreter::plan_entries(&model, &options).and_then(|entries| {
         let mut plan = vec![PlanBuffer::new(0, 1, Lifetime::ALWAYS); entries];
-        Interpreter::required_with(&model, &AllOps, &options, &mut plan)
+        Interpreter::required_with(&model, &CapiOps, &options, &mut plan)
     });
     match required {
         Ok(n) => {
@@ -281,7 +282,7 @@ pub unsafe extern "C" fn tessera_interpreter_init(
             return s;
         }
     };
-    match Interpreter::new(model, &AllOps, arena, &options(string_bytes)) {
+    match Interpreter::new(model, &CapiOps, arena, &options(string_bytes)) {
         Ok(it) => {
             // SAFETY: checked non-null and aligned; writable for its size (caller contract).
             unsafe { interp.cast::<Interp>().write(it) };
@@ -634,21 +635,7 @@ pub unsafe extern "C" fn tessera_interpreter_invoke_profiled(
     let Some(it) = (unsafe { get_mut(interp) }) else {
         return TesseraStatus::TESSERA_NULL_ARGUMENT;
     };
-    finish(
-        it.invoke_profiled(&mut OpTimes::with_clock(nanos, monotonic_nanos)),
-        err,
-    )
-}
-
-/// Nanoseconds since the library's first reading (tessera-lite's own std clock is behind its
-/// `std` feature, which this library leaves off).
-fn monotonic_nanos() -> u64 {
-    static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-    let ns = EPOCH
-        .get_or_init(std::time::Instant::now)
-        .elapsed()
-        .as_nanos();
-    u64::try_from(ns).unwrap_or(u64::MAX)
+    finish(it.invoke_profiled(&mut OpTimes::new(nanos)), err)
 }
 
 /// Called with the operator's index (in the subgraph run) and the caller's `user` pointer.

@@ -8,6 +8,7 @@
 //! exactly as it would TensorFlow's. `include/tessera.h` is generated from this crate by
 //! cbindgen (the command is at the top of `cbindgen.toml`).
 
+pub mod custom;
 pub mod data;
 pub mod interpreter;
 pub mod status;

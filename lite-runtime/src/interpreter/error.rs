@@ -38,6 +38,12 @@ pub enum KernelError {
         /// The exclusive upper bound it had to be below.
         limit: usize,
     },
+    /// A kernel written outside Rust (a custom operator registered through the C library)
+    /// returned a status other than success.
+    Failed {
+        /// The status it returned.
+        status: i32,
+    },
     /// A string output needs more than its byte budget in the arena.
     StringBudget {
         /// The operator output.
@@ -64,6 +70,7 @@ impl fmt::Display for KernelError {
                 f,
                 "index {index} at position {position} of input {input} is outside 0..{limit}"
             ),
+            Self::Failed { status } => write!(f, "the kernel returned status {status}"),
             Self::StringBudget {
                 output,
                 needed,
@@ -161,9 +168,6 @@ pub enum ErrorKind {
         /// Strings given.
         found: usize,
     },
-    /// An operator reads a tensor no earlier operator wrote, that is not a constant, a graph
-    /// input or a variable.
-    NotComputed,
     /// More subgraphs reached through WHILE, IF and CALL_ONCE than the interpreter runs.
     TooManyGraphs {
         /// The limit ([`MAX_GRAPHS`](super::MAX_GRAPHS)).
@@ -318,9 +322,6 @@ impl fmt::Display for InterpreterError {
                     "{found} strings given, the input's shape holds {expected}"
                 )
             }
-            ErrorKind::NotComputed => f.write_str(
-                "read before any operator writes it (not a constant, graph input or variable)",
-            ),
             ErrorKind::TooManyGraphs { limit } => {
                 write!(f, "control flow reaches more than {limit} subgraphs")
             }

@@ -47,6 +47,11 @@ impl core::fmt::Debug for Kernel {
     }
 }
 
+/// The output's shape is not the one the op computes from its inputs.
+pub(crate) const OUTPUT_SHAPE: KernelError = KernelError::Mismatch {
+    what: "output shape differs from what the op computes",
+};
+
 /// The operator's options are not the type its kernel reads.
 pub(crate) const WRONG_OPTIONS: KernelError = KernelError::Mismatch {
     what: "options are not the op's",
@@ -91,6 +96,24 @@ pub(crate) struct Requests {
     pub params: [u8; PARAMS_BYTES],
     pub persistent: usize,
     pub scratch: usize,
+    /// Outputs whose unknown shape the kernel set: (output position, shape).
+    #[cfg(feature = "custom-ops")]
+    pub resized: [Option<(usize, Shape)>; MAX_RESIZED],
+}
+
+/// The most outputs one `prepare` may set shapes for ([`Prepare::set_output_shape`]).
+#[cfg(feature = "custom-ops")]
+pub const MAX_RESIZED: usize = 4;
+
+impl Requests {
+    /// Nothing asked for yet.
+    pub(crate) const NONE: Self = Self {
+        params: [0; PARAMS_BYTES],
+        persistent: 0,
+        scratch: 0,
+        #[cfg(feature = "custom-ops")]
+        resized: [None; MAX_RESIZED],
+    };
 }
 
 /// The context of a kernel's `prepare`.
@@ -194,6 +217,42 @@ impl<'m> Prepare<'m> {
     pub fn output(&self, i: usize) -> Result<Desc<'m>, KernelError> {
         self.desc(self.operator.outputs().get(i))
             .ok_or(KernelError::Arity { what: "an output" })
+    }
+
+    /// Sets output `i`'s shape where the model leaves it unknown: an output the model gives
+    /// no dimensions (`[]`, as old converters wrote the outputs of
+    /// `TFLite_Detection_PostProcess`) that is not a constant or variable gets `dims`, and is
+    /// planned and read with it, as TensorFlow Lite's kernels resize such outputs in their
+    /// `Prepare`. An output whose shape the model states must be given that shape. Operators
+    /// that read the output still see the model's shape. Custom kernels only (the
+    /// `custom-ops` feature).
+    ///
+    /// # Errors
+    /// [`KernelError::Mismatch`] for a shape that differs from the model's stated one, more
+    /// than [`MAX_DIMS`](super::MAX_DIMS) dimensions, or more than
+    /// [`MAX_RESIZED`] outputs set; [`KernelError::Arity`] past the outputs.
+    #[cfg(feature = "custom-ops")]
+    pub fn set_output_shape(&mut self, i: usize, dims: &[usize]) -> Result<(), KernelError> {
+        let out = self.output(i)?;
+        if out.shape.dims() == dims {
+            return Ok(());
+        }
+        if out.shape.rank() != 0 || out.constant().is_some() || out.tensor.is_variable() {
+            return Err(OUTPUT_SHAPE);
+        }
+        let shape = Shape::new(dims).ok_or(KernelError::Mismatch {
+            what: "an output shape of more than MAX_DIMS dimensions",
+        })?;
+        let slot = self
+            .requests
+            .resized
+            .iter_mut()
+            .find(|s| s.is_none_or(|(o, _)| o == i))
+            .ok_or(KernelError::Mismatch {
+                what: "more outputs resized than MAX_RESIZED",
+            })?;
+        *slot = Some((i, shape));
+        Ok(())
     }
 
     /// Stores the kernel's parameters in the operator's record; `eval` reads them back with

@@ -532,6 +532,7 @@ impl<'m, 'a> Interpreter<'m, 'a> {
                         params: rec.params,
                         persistent: rec.persistent_bytes as usize,
                         scratch: rec.scratch_bytes as usize,
+                        ..Requests::NONE
                     },
                 },
                 persistent,

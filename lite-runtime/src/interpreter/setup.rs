@@ -24,7 +24,7 @@ use super::error::{ErrorKind, InterpreterError};
 use super::graphs::GraphRecord;
 use super::graphs::Graphs;
 use super::kernel::{Kernel, MAX_INPUTS, MAX_OUTPUTS, Prepare, Requests};
-use super::record::{MAX_DIMS, OpRecord, PARAMS_BYTES, Place, Shape, TensorRecord};
+use super::record::{MAX_DIMS, OpRecord, Place, Shape, TensorRecord};
 use super::resolver::OpResolver;
 use crate::model::{BuiltinOperator, Operator, Subgraph, Tensor, TensorType};
 
@@ -304,11 +304,7 @@ pub(crate) fn prepare(
     let mut ctx = Prepare {
         graph: *graph,
         operator,
-        requests: Requests {
-            params: [0; PARAMS_BYTES],
-            persistent: 0,
-            scratch: 0,
-        },
+        requests: Requests::NONE,
     };
     (kernel.prepare)(&mut ctx).map_err(|e| InterpreterError::at_op(ErrorKind::Kernel(e), j, op))?;
     Ok(ctx.requests)
@@ -419,22 +415,18 @@ pub(crate) fn measure(
                 let Some(i) = i else { continue };
                 let at = g.first_tensor() + i;
                 let input = n < n_in;
+                // Read before any operator writes it and not a graph input (Vela's scratch
+                // tensors, which the schema allows): alive throughout, so it reads the zeros
+                // set-up leaves (or what the graph last wrote there), never another tensor's
+                // bytes.
                 if input
                     && plan
                         .get(at)
                         .is_some_and(|b| b.size() > 0 && b.lifetime().first > step)
                     && !graph.inputs().iter().flatten().any(|x| x == i)
                 {
-                    return located!(
-                        g,
-                        Err(InterpreterError {
-                            kind: ErrorKind::NotComputed,
-                            subgraph: None,
-                            operator: Some(j),
-                            op: None,
-                            tensor: Some(i),
-                        })
-                    );
+                    widen(plan, at, 0);
+                    widen(plan, at, end);
                 }
                 widen(plan, at, step);
                 if last != step {
@@ -449,6 +441,13 @@ pub(crate) fn measure(
                 control::Flow::of(kernel.op).filter(|_| index >= usize::from(CONTROL_BASE))
             {
                 control::link::link(graphs, &mut resources, &g, j, flow, &mut r)?;
+            }
+            #[cfg(feature = "custom-ops")]
+            for &(o, shape) in r.resized.iter().flatten() {
+                located!(
+                    g,
+                    resize(graph, j, o, &shape, g.first_tensor(), plan, &mut tables)
+                )?;
             }
             let at = persistent;
             if r.persistent > 0 {
@@ -589,6 +588,43 @@ fn tensor_record(
         place: place as u8,
         written: u8::from(t.data().is_some()),
     })
+}
+
+/// Gives output `o` of operator `j` the shape its kernel set
+/// ([`Prepare::set_output_shape`](super::Prepare::set_output_shape)): its planned bytes and
+/// its record, its lifetime kept.
+#[cfg(feature = "custom-ops")]
+fn resize(
+    graph: &Subgraph<'_>,
+    j: usize,
+    o: usize,
+    shape: &Shape,
+    first: usize,
+    plan: &mut [PlanBuffer],
+    tables: &mut Option<Tables<'_>>,
+) -> Result<(), InterpreterError> {
+    let bad = |kind| InterpreterError::at_operator(kind, j);
+    let t = graph
+        .operators()
+        .get(j)
+        .and_then(|op| op.outputs().get(o).flatten())
+        .ok_or(bad(ErrorKind::NoSuchTensor))?;
+    let tensor = graph.tensor(t).ok_or(bad(ErrorKind::NoSuchTensor))?;
+    let bytes = element_bytes(tensor.tensor_type())
+        .and_then(|b| b.checked_mul(shape.elements()))
+        .filter(|&b| u32::try_from(b).is_ok())
+        .ok_or(bad(ErrorKind::TooLarge))?;
+    let b = plan
+        .get_mut(first + t)
+        .ok_or(bad(ErrorKind::NoSuchTensor))?;
+    *b = PlanBuffer::new(bytes, ALIGN, b.lifetime());
+    if let Some(tables) = tables.as_mut() {
+        let record = tensor_record(&tensor, shape, Place::Planned, bytes, 0, tables.model)?;
+        if let Some(r) = tables.records.get_mut(first + t) {
+            *r = record;
+        }
+    }
+    Ok(())
 }
 
 /// Widens tensor `i`'s lifetime in `plan` to include `step`. Out of line: inlined at its

@@ -536,3 +536,31 @@ fn a_profiled_invoke_that_fails_ends_its_operator_and_names_it() {
     assert_eq!(count.0, count.1);
     assert_eq!(count.0, profiled.operator.unwrap() + 1);
 }
+
+/// An operator that reads a tensor before the operator that writes it (which the schema
+/// allows: Vela's Ethos-U scratch tensors): it reads the zeros set-up leaves, then what the
+/// graph last wrote there, never another tensor's bytes.
+#[test]
+fn a_tensor_read_before_it_is_written_reads_zeros_then_the_last_value() {
+    use crate::model::tests::sample::Spec;
+    // ADD(y, y) -> z runs first, then FULLY_CONNECTED(x, w, b) -> y.
+    let mut spec = Spec::new();
+    spec.operators.swap(0, 1);
+    let bytes = spec.build();
+    let model = Model::load(&bytes).unwrap();
+    let mut arena = std::vec::Vec::new();
+    let mut it = setup(model, &mut arena);
+    it.input::<f32>(0)
+        .unwrap()
+        .as_slice_mut()
+        .unwrap()
+        .copy_from_slice(&[1.0, 2.0, 3.0]);
+    it.invoke().unwrap();
+    assert_eq!(it.output::<f32>(0).unwrap().as_slice().unwrap(), [0.0, 0.0]);
+    // y = w x + b = [14.5, 31.5] from the first invoke.
+    it.invoke().unwrap();
+    assert_eq!(
+        it.output::<f32>(0).unwrap().as_slice().unwrap(),
+        [29.0, 63.0]
+    );
+}

@@ -208,12 +208,6 @@ pub enum ErrorKind {
     },
     /// An operator code says CUSTOM but has no `custom_code`.
     MissingCustomCode,
-    /// An operator reads a tensor that no earlier operator writes and that is neither a
-    /// constant, a graph input nor a variable (or a subgraph output that nothing writes).
-    Undefined {
-        /// The tensor index.
-        tensor: usize,
-    },
     /// `mutating_variable_inputs` is neither empty nor as long as the inputs.
     MutatingInputs,
     /// The model uses a part of the format that this build of `tessera-lite` leaves out: a
@@ -330,10 +324,6 @@ impl fmt::Display for ErrorKind {
                 super::options::options_name(expected)
             ),
             Self::MissingCustomCode => f.write_str("CUSTOM operator code without custom_code"),
-            Self::Undefined { tensor } => write!(
-                f,
-                "tensor {tensor} is read before any operator writes it (not a constant, input or variable)"
-            ),
             Self::MutatingInputs => {
                 f.write_str("mutating_variable_inputs length differs from inputs")
             }

@@ -42,10 +42,6 @@ const IDENTIFIER: [u8; 4] = *b"TFL3";
 /// The only schema version read.
 const VERSION: u32 = 3;
 
-/// Tensors tracked per pass of the data-flow check: a 512-byte bit set on the stack, so
-/// models with up to 4096 tensors per subgraph take one pass (more take one pass per 4096).
-const FLOW_CHUNK: usize = 4096;
-
 /// Most dimensions (dense plus block) of a sparse tensor; bounds the permutation checks.
 const MAX_SPARSE_DIMS: usize = 64;
 
@@ -249,7 +245,7 @@ fn buffer_table(v: &mut Verifier<'_>, buffers: Vector, i: usize) -> Result<(), F
     Ok(())
 }
 
-/// Checks a subgraph: its tensors, index lists, operators and data flow.
+/// Checks a subgraph: its tensors, index lists and operators.
 fn subgraph_table(v: &mut Verifier<'_>, ctx: Ctx<'_>, sg: Table) -> Result<(), Fault> {
     let tensors = v.vector(sg, subgraph::slot::TENSORS, 4, "SubGraph.tensors")?;
     for i in 0..tensors.len {
@@ -274,7 +270,10 @@ fn subgraph_table(v: &mut Verifier<'_>, ctx: Ctx<'_>, sg: Table) -> Result<(), F
     v.at.operator = None;
     v.string(sg, subgraph::slot::NAME, "SubGraph.name")?;
     v.i32(sg, 5, -1, "SubGraph.debug_metadata_index")?;
-    data_flow(v, ctx, sg, tensors, operators)
+    // No data-flow rule: the schema lets an operator read a tensor nothing has written (Vela's
+    // Ethos-U scratch tensors), which set-up gives zeros, as TensorFlow Lite gives it its arena
+    // bytes.
+    Ok(())
 }
 
 /// Checks the index vector at `slot` of `t`: every entry below `count` (or -1 if `optional`).
@@ -837,107 +836,6 @@ fn operator_table(
     )?;
     v.sub_table(t, slot::OPTIONS_2, "Operator.builtin_options_2")?;
     v.i32(t, 13, -1, "Operator.debug_metadata_index")?;
-    Ok(())
-}
-
-/// Whether tensor `i` (verified) is defined before any operator runs: a constant or a
-/// variable.
-fn is_preset(ctx: Ctx<'_>, tensors: Vector, i: usize) -> bool {
-    let t = tensors.table(ctx.buf, i);
-    if t.bool(ctx.buf, tensor::slot::IS_VARIABLE, false) {
-        return true;
-    }
-    let b = t.u32(ctx.buf, tensor::slot::BUFFER, 0) as usize;
-    !buffer::data_of(ctx.buf, ctx.buffers.table(ctx.buf, b)).is_empty()
-}
-
-/// Tensors tracked in one pass of [`data_flow`]: a bit per tensor `base .. base + FLOW_CHUNK`.
-/// In `u32` words: `u64`s made the stack array 8-byte aligned, which linked an 8-byte-aligned
-/// `memclr` (174 bytes of a Cortex-M4F image) for nothing else.
-struct Defined {
-    base: usize,
-    bits: [u32; FLOW_CHUNK / 32],
-}
-
-impl Defined {
-    /// The bit of tensor `i`, if it is in this pass's chunk.
-    fn bit(&self, i: usize) -> Option<(usize, u32)> {
-        let l = i.checked_sub(self.base).filter(|&l| l < FLOW_CHUNK)?;
-        Some((l / 32, 1 << (l % 32)))
-    }
-
-    /// Marks every tensor of `list` (a verified index vector; -1 entries skipped) defined.
-    /// Out of line: the three call sites inlined it three times.
-    #[inline(never)]
-    fn mark(&mut self, buf: &[u8], list: Vector) {
-        for j in 0..list.len {
-            let i = usize::try_from(i32_at(buf, list.start + 4 * j)).ok();
-            if let Some((w, b)) = i.and_then(|i| self.bit(i)) {
-                self.bits[w] |= b;
-            }
-        }
-    }
-
-    /// Checks that every tensor of `list` is defined (or preset: a constant or variable,
-    /// marked defined when first read).
-    #[inline(never)]
-    fn check(
-        &mut self,
-        v: &Verifier<'_>,
-        ctx: Ctx<'_>,
-        tensors: Vector,
-        list: Vector,
-        f: &'static str,
-    ) -> Result<(), Fault> {
-        for j in 0..list.len {
-            let pos = list.start + 4 * j;
-            let Ok(i) = usize::try_from(i32_at(ctx.buf, pos)) else {
-                continue; // -1: optional input left out
-            };
-            let Some((w, b)) = self.bit(i) else { continue };
-            if self.bits[w] & b == 0 {
-                if !is_preset(ctx, tensors, i) {
-                    return Err(v.err(ErrorKind::Undefined { tensor: i }, f, pos));
-                }
-                self.bits[w] |= b;
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Checks that every operator input is a graph input, a constant, a variable or an earlier
-/// operator's output, and that every graph output is defined at the end. Tensors are tracked
-/// in a stack bit set, [`FLOW_CHUNK`] at a time.
-fn data_flow(
-    v: &mut Verifier<'_>,
-    ctx: Ctx<'_>,
-    sg: Table,
-    tensors: Vector,
-    operators: Vector,
-) -> Result<(), Fault> {
-    let buf = ctx.buf;
-    let inputs = sg.vector(buf, subgraph::slot::INPUTS);
-    let outputs = sg.vector(buf, subgraph::slot::OUTPUTS);
-    let mut base = 0;
-    while base < tensors.len {
-        let mut defined = Defined {
-            base,
-            bits: [0; FLOW_CHUNK / 32],
-        };
-        defined.mark(buf, inputs);
-        for k in 0..operators.len {
-            let op = operators.table(buf, k);
-            v.at.operator = Some(k as u32);
-            let inputs = op.vector(buf, operator::slot::INPUTS);
-            defined.check(v, ctx, tensors, inputs, "Operator.inputs")?;
-            defined.mark(buf, op.vector(buf, operator::slot::OUTPUTS));
-            defined.mark(buf, op.vector(buf, operator::slot::INTERMEDIATES));
-        }
-        v.at.operator = None;
-        defined.check(v, ctx, tensors, outputs, "SubGraph.outputs")?;
-        base += FLOW_CHUNK;
-    }
     Ok(())
 }
 

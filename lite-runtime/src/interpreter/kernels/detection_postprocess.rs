@@ -314,9 +314,9 @@ fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
                 what: "TFLite_Detection_PostProcess output not FLOAT32",
             });
         }
-        if out.shape.dims() != *shape {
-            return Err(check::OUTPUT_SHAPE);
-        }
+        // Old converters left these outputs' shapes unknown (`[]`), for the kernel to set,
+        // as LiteRT's does.
+        ctx.set_output_shape(i, shape)?;
     }
 
     let p = Params {

@@ -487,23 +487,18 @@ fn options_of_another_op() {
     assert!(e.to_string().contains("GatherOptions"));
 }
 
+/// The schema lets an operator read a tensor nothing wrote before it (Vela writes Ethos-U
+/// scratch tensors so; LiteRT and TFLM run such files), and a graph output nothing writes:
+/// both load (the interpreter's tests run the first).
 #[test]
-fn input_read_before_it_is_written() {
+fn tensors_read_before_anything_writes_them_load() {
     let mut spec = Spec::new();
     spec.operators.swap(0, 1);
-    let e = spec_err(&spec);
-    assert_eq!(e.kind, ErrorKind::Undefined { tensor: 3 });
-    assert_eq!((e.field, e.location), ("Operator.inputs", at_operator(0)));
-    // A graph output nothing writes.
+    assert!(Model::load(&spec.build()).is_ok());
     let mut spec = Spec::new();
     spec.outputs = vec![4, 0];
-    assert!(Model::load(&spec.build()).is_ok());
     spec.operators.pop();
-    let e = spec_err(&spec);
-    assert_eq!(
-        (e.kind, e.field),
-        (ErrorKind::Undefined { tensor: 4 }, "SubGraph.outputs")
-    );
+    assert!(Model::load(&spec.build()).is_ok());
 }
 
 #[test]

@@ -13,10 +13,9 @@ pub(crate) const SHORT: KernelError = KernelError::Mismatch {
 pub(crate) const OUTPUT_TYPE: KernelError = KernelError::Mismatch {
     what: "output type differs from the input's",
 };
-/// The output's shape is not the one the op computes from its inputs.
-pub(crate) const OUTPUT_SHAPE: KernelError = KernelError::Mismatch {
-    what: "output shape differs from what the op computes",
-};
+/// The output's shape is not the one the op computes from its inputs (defined beside
+/// `Prepare::set_output_shape`, which refuses with it too).
+pub(crate) use crate::interpreter::kernel::OUTPUT_SHAPE;
 /// Inputs that must share an element type do not.
 pub(crate) const INPUT_TYPES: KernelError = KernelError::Mismatch {
     what: "inputs differ in type",

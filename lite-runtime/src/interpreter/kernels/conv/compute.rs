@@ -559,6 +559,12 @@ pub(crate) fn depthwise_u8_impl(
 
 /// The quantized DEPTHWISE_CONV_2D both element types share: `sum (x + input_offset)(w +
 /// w_off) + bias` over the in-image taps, per output channel, requantized.
+///
+/// Channels go in blocks of eight whose sums stay in registers over every tap (a fixed-size
+/// array the compiler keeps in vector registers), so a filter of many taps over few channels
+/// (`micro_speech`'s 10x8 filter, one input channel times eight) costs one multiply-add of
+/// eight lanes per tap; the channels past the last block sum one at a time. Integer sums are
+/// exact, so the order is the reference's in value.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn depthwise_q<T: Copy + Into<i32>, Y>(
@@ -579,31 +585,37 @@ fn depthwise_q<T: Copy + Into<i32>, Y>(
     check_requant(q, d.out_c)?;
     let acc = take_mut(acc, d.out_c)?;
     let bias = take(q.bias, d.out_c)?;
+    // Blocks of eight where their lanes read eight input channels in a row or one; other
+    // multipliers (rare: 2, 3, ..) sum each channel alone.
+    let blocks = if dm == 1 || dm % 8 == 0 {
+        d.out_c / 8 * 8
+    } else {
+        0
+    };
     let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
     for (b, w) in Windows::new(g)? {
-        acc.copy_from_slice(bias);
-        for fy in w.fy.0..w.fy.1 {
-            for fx in w.fx.0..w.fx.1 {
-                let o = at(g, &d, b, &w, fy, fx);
-                let x = input.get(o..o + d.in_c).ok_or(SHORT)?;
-                let t = (fy * d.f_w + fx) * d.out_c;
-                let k = filter.get(t..t + d.out_c).ok_or(SHORT)?;
-                if dm == 1 {
-                    for ((a, &k), &x) in acc.iter_mut().zip(k).zip(x) {
-                        let (k, x): (i32, i32) = (k.into(), x.into());
-                        *a = a.wrapping_add((k + w_off) * (x + x_off));
-                    }
-                } else {
-                    for ((a, k), &x) in acc.chunks_exact_mut(dm).zip(k.chunks_exact(dm)).zip(x) {
-                        let x: i32 = x.into();
-                        let x = x + x_off;
-                        for (a, &k) in a.iter_mut().zip(k) {
-                            let k: i32 = k.into();
-                            *a = a.wrapping_add((k + w_off) * x);
-                        }
-                    }
+        for c0 in (0..blocks).step_by(8) {
+            let sums = if dm == 1 {
+                block_sum::<T, false>(g, &d, &w, b, input, filter, c0, x_off, w_off)?
+            } else {
+                block_sum::<T, true>(g, &d, &w, b, input, filter, c0, x_off, w_off)?
+            };
+            let bias = lanes8(bias, c0)?;
+            for ((a, &s), &bias) in acc.get_mut(c0..c0 + 8).ok_or(SHORT)?.iter_mut().zip(&sums).zip(bias) {
+                *a = bias.wrapping_add(s);
+            }
+        }
+        for c in blocks..d.out_c {
+            let mut a = *bias.get(c).ok_or(SHORT)?;
+            for fy in w.fy.0..w.fy.1 {
+                for fx in w.fx.0..w.fx.1 {
+                    let o = at(g, &d, b, &w, fy, fx);
+                    let x: i32 = (*input.get(o + c / dm).ok_or(SHORT)?).into();
+                    let k: i32 = (*filter.get((fy * d.f_w + fx) * d.out_c + c).ok_or(SHORT)?).into();
+                    a = a.wrapping_add((k + w_off) * (x + x_off));
                 }
             }
+            *acc.get_mut(c).ok_or(SHORT)? = a;
         }
         let y = pixels.next().ok_or(SHORT)?;
         for (((y, &a), &m), &s) in y.iter_mut().zip(acc.iter()).zip(q.mult).zip(q.shift) {
@@ -611,6 +623,67 @@ fn depthwise_q<T: Copy + Into<i32>, Y>(
         }
     }
     Ok(())
+}
+
+/// One depthwise block's sums over a window: for the eight channels from `c0`,
+/// `sum (k + w_off)(x + x_off)`, channel `c` reading input channel `c / dm`: eight channels in
+/// a row (`dm` 1), or with `SHARED` (`dm` a multiple of eight) one for all. The taps go a
+/// filter row at a time; the sums are a plain array indexed in loops of eight, which the
+/// compiler keeps in a vector register (a gather or a closure in the loop would keep it in
+/// memory).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn block_sum<T: Copy + Into<i32>, const SHARED: bool>(
+    g: &Geometry,
+    d: &Dims,
+    w: &Window,
+    b: usize,
+    input: &[T],
+    filter: &[T],
+    c0: usize,
+    x_off: i32,
+    w_off: i32,
+) -> Result<[i32; 8], KernelError> {
+    let dm = g.depth_mult as usize;
+    let mut sums = [0i32; 8];
+    let n = w.fx.1 - w.fx.0;
+    let step = g.dil_w as usize * d.in_c;
+    if n == 0 || (c0 + 7) / dm >= d.in_c {
+        return if n == 0 { Ok(sums) } else { Err(SHORT) };
+    }
+    // The input channel every lane reads when they share one (a division out of the loop).
+    let shared = c0 / dm;
+    for fy in w.fy.0..w.fy.1 {
+        let o = at(g, d, b, w, fy, w.fx.0);
+        let t = (fy * d.f_w + w.fx.0) * d.out_c + c0;
+        let xrow = input.get(o..o + (n - 1) * step + d.in_c).ok_or(SHORT)?;
+        let krow = filter.get(t..t + (n - 1) * d.out_c + 8).ok_or(SHORT)?;
+        for j in 0..n {
+            let x = xrow.get(j * step..j * step + d.in_c).ok_or(SHORT)?;
+            let k = lanes8(krow, j * d.out_c)?;
+            if SHARED {
+                let xl: i32 = (*x.get(shared).ok_or(SHORT)?).into();
+                let xl = xl + x_off;
+                for l in 0..8 {
+                    let kl: i32 = k[l].into();
+                    sums[l] = sums[l].wrapping_add((kl + w_off) * xl);
+                }
+            } else {
+                let x = lanes8(x, c0)?;
+                for l in 0..8 {
+                    let (kl, xl): (i32, i32) = (k[l].into(), x[l].into());
+                    sums[l] = sums[l].wrapping_add((kl + w_off) * (xl + x_off));
+                }
+            }
+        }
+    }
+    Ok(sums)
+}
+
+/// Eight values from `o` (no run-time length check past the one here).
+#[inline(always)]
+fn lanes8<T>(s: &[T], o: usize) -> Result<&[T; 8], KernelError> {
+    s.get(o..).and_then(<[T]>::first_chunk::<8>).ok_or(SHORT)
 }
 
 /// CONV_2D, 16x8: `sum x w + bias` in 64 bits (32 with an int32 bias), requantized; zero

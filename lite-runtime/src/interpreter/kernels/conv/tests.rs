@@ -92,6 +92,26 @@ fn lens(g: &Geometry) -> (usize, usize, usize) {
     (input, filter, out)
 }
 
+/// A depthwise case's filter and multiplier, widened (or kept: `None`): filters up to 11x9
+/// (micro_speech's is 10x8) and depth multipliers of 8 and more, whose blocks of eight
+/// channels all read one input channel.
+fn wide_depthwise() -> impl Strategy<Value = Option<(u32, u32, u32)>> {
+    prop::option::of((
+        1u32..=11,
+        1u32..=9,
+        prop::sample::select(vec![1u32, 3, 8, 9, 16, 24]),
+    ))
+}
+
+fn widened(mut c: Case, wide: Option<(u32, u32, u32)>) -> Case {
+    if let Some((f_h, f_w, dm)) = wide {
+        (c.f_h, c.f_w, c.chan) = (f_h, f_w, dm);
+        // Small inputs keep the cases quick; most windows then cross the edges.
+        c.in_c = c.in_c.min(3);
+    }
+    c
+}
+
 /// Per-channel multipliers from random effective scales in `[1e-4, 2)`.
 fn multipliers(r: &mut Rng, n: usize) -> (Vec<i32>, Vec<i32>) {
     (0..n)
@@ -207,7 +227,13 @@ proptest! {
     }
 
     #[test]
-    fn depthwise_i8_is_the_reference(c in case(), zp_in in -128i32..=127, zp_out in -128i32..=127) {
+    fn depthwise_i8_is_the_reference(
+        c in case(),
+        wide in wide_depthwise(),
+        zp_in in -128i32..=127,
+        zp_out in -128i32..=127,
+    ) {
+        let c = widened(c, wide);
         let mut g = geometry_of(&c, true, kind::INT8);
         g.input_offset = -zp_in;
         g.output_offset = zp_out;
@@ -309,12 +335,14 @@ proptest! {
     #[test]
     fn uint8_convolutions_are_the_reference(
         c in case(),
+        wide in wide_depthwise(),
         depthwise in any::<bool>(),
         zp_in in 0i32..=255,
         zp_w in 0i32..=255,
         zp_out in 0i32..=255,
         act in (0i32..=128, 128i32..=255),
     ) {
+        let c = if depthwise { widened(c, wide) } else { c };
         let mut g = geometry_of(&c, depthwise, kind::UINT8);
         g.input_offset = -zp_in;
         g.weights_offset = -zp_w;

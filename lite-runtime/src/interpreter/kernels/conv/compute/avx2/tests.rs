@@ -125,8 +125,17 @@ proptest! {
     }
 
     #[test]
-    fn depthwise_i8_is_the_portable_body(c in case(20, 4)) {
+    fn depthwise_i8_is_the_portable_body(
+        c in case(20, 4),
+        wide in prop::option::of((1u32..=12, 1u32..=12, prop::sample::select(vec![1u32, 2, 5, 8, 16, 24]))),
+    ) {
         prop_assume!(avx2());
+        // Filters past the tap list's 128 entries (portable body) and up to them, depth
+        // multipliers whose blocks of eight read one input channel.
+        let mut c = c;
+        if let Some((f_h, f_w, dm)) = wide {
+            (c.f_h, c.f_w, c.chan, c.in_c) = (f_h, f_w, dm, c.in_c.min(3));
+        }
         let mut g = geometry(&c, true, kind::INT8);
         let mut r = Rng(c.seed | 1);
         let (n_in, n_f, n_out) = lens(&g);
