@@ -109,8 +109,7 @@ pub(crate) fn interpreter_error(e: &InterpreterError) -> PyErr {
         ErrorKind::NoSuchTensor
         | ErrorKind::WrongType { .. }
         | ErrorKind::InputStrings { .. }
-        | ErrorKind::StringCount { .. }
-        | ErrorKind::NotComputed => Class::Tensor,
+        | ErrorKind::StringCount { .. } => Class::Tensor,
         _ => Class::Interpreter,
     };
     let needed = match e.kind {
