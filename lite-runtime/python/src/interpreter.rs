@@ -108,6 +108,15 @@ fn tensor_error(message: String, tensor: usize) -> PyErr {
     )
 }
 
+/// A tensor index no tensor can have (negative): the error names the index it was given.
+fn bad_index(index: i64) -> PyErr {
+    raise(
+        Class::Tensor,
+        format!("no tensor {index}"),
+        &[("tensor", Some(Detail::Int(index.into())))],
+    )
+}
+
 /// Tensors by name: `(name, tensor index)` pairs, in a signature's order.
 type Named = Vec<(String, usize)>;
 
@@ -578,8 +587,7 @@ impl PyInterpreter {
     /// Copies `value` (an array of the tensor's dtype and shape; strings: bytes or str) into
     /// tensor `tensor_index`.
     fn set_tensor(&mut self, tensor_index: i64, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let t = usize::try_from(tensor_index)
-            .map_err(|_| tensor_error(format!("no tensor {tensor_index}"), 0))?;
+        let t = usize::try_from(tensor_index).map_err(|_| bad_index(tensor_index))?;
         let ty = self.tensor_type(t)?;
         self.ready()?;
         if ty == TensorType::String {
@@ -615,13 +623,13 @@ impl PyInterpreter {
         subgraph_index: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
         if subgraph_index != 0 {
-            return Err(tensor_error(
-                "tessera reads the tensors of the subgraph it runs (subgraph_index 0)".into(),
-                0,
+            return Err(raise(
+                Class::Tensor,
+                "tessera reads the tensors of the subgraph it runs (subgraph_index 0)",
+                &[],
             ));
         }
-        let t = usize::try_from(tensor_index)
-            .map_err(|_| tensor_error(format!("no tensor {tensor_index}"), 0))?;
+        let t = usize::try_from(tensor_index).map_err(|_| bad_index(tensor_index))?;
         let ty = self.tensor_type(t)?;
         let it = self.ready()?;
         let shape = self.shape(t)?;
@@ -647,8 +655,7 @@ impl PyInterpreter {
     /// for a constant). It sees every later write and invoke; it keeps the interpreter's
     /// memory alive, and after `allocate_tensors` again or `close` it reads stale bytes.
     fn tensor_view<'py>(slf: Bound<'py, Self>, tensor_index: i64) -> PyResult<Bound<'py, PyAny>> {
-        let t = usize::try_from(tensor_index)
-            .map_err(|_| tensor_error(format!("no tensor {tensor_index}"), 0))?;
+        let t = usize::try_from(tensor_index).map_err(|_| bad_index(tensor_index))?;
         let mut this = slf.borrow_mut();
         let ty = this.tensor_type(t)?;
         let shape = this.shape(t)?;
