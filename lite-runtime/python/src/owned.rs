@@ -46,14 +46,14 @@ struct Bytes {
 impl Bytes {
     /// `len` zero bytes, or why not: over `budget`, or refused by the allocator (reserved
     /// fallibly, so a size from a hostile model is an error, never an abort).
-    fn zeroed(len: usize, budget: MemoryBudget) -> Result<Self, MemoryError> {
-        let blocks = budget.vec("tessera arena", len.div_ceil(16), Block::default())?;
+    fn zeroed(what: &'static str, len: usize, budget: MemoryBudget) -> Result<Self, MemoryError> {
+        let blocks = budget.vec(what, len.div_ceil(16), Block::default())?;
         let blocks = NonNull::from(Box::leak(blocks.into_boxed_slice()));
         Ok(Self { blocks, len })
     }
 
     fn copy_of(bytes: &[u8], budget: MemoryBudget) -> Result<Self, MemoryError> {
-        let mut b = Self::zeroed(bytes.len(), budget)?;
+        let mut b = Self::zeroed("the model's copy", bytes.len(), budget)?;
         b.as_mut_slice().copy_from_slice(bytes);
         Ok(b)
     }
@@ -121,7 +121,7 @@ impl Owned {
         // and the interpreter that hold it.
         let shared: &'static [u8] = model_bytes.as_mut_slice();
         let model = Model::load(shared).map_err(OwnedError::Model)?;
-        let arena = Bytes::zeroed(0, budget).map_err(OwnedError::Memory)?;
+        let arena = Bytes::zeroed("the arena", 0, budget).map_err(OwnedError::Memory)?;
         let resolver = NonNull::from(Box::leak(Box::new(packs)));
         Ok(Self {
             interpreter: None,
@@ -156,7 +156,8 @@ impl Owned {
         let needed = self.required(options).map_err(OwnedError::Interpreter)?;
         self.interpreter = None;
         if self.arena.len != needed {
-            let new = Bytes::zeroed(needed, self.budget).map_err(OwnedError::Memory)?;
+            let new =
+                Bytes::zeroed("the arena", needed, self.budget).map_err(OwnedError::Memory)?;
             let old = core::mem::replace(&mut self.arena, new);
             self.retired.push(old);
         }
