@@ -75,8 +75,9 @@ class Interpreter(_tessera.Interpreter):
 class SignatureRunner:
     """Runs one signature of a model: ``runner(x=array, ...)`` returns ``{name: array}``.
 
-    A signature of the interpreter's own subgraph runs in it; one of another subgraph gets
-    an interpreter of its own over the same model.
+    A signature runs in the interpreter when it names the subgraph the interpreter runs
+    (subgraph 0 unless ``subgraph=`` was given); for another, make an interpreter with that
+    ``subgraph=`` (asking this one raises ``ValueError``).
     """
 
     def __init__(self, interpreter: Interpreter, signature_key: str) -> None:
