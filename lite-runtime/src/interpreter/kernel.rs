@@ -106,6 +106,15 @@ pub(crate) struct Requests {
 pub const MAX_RESIZED: usize = 4;
 
 impl Requests {
+    /// What `prepare` asked for, as set-up recorded it in `rec`.
+    pub(crate) fn recorded(rec: &super::record::OpRecord) -> Self {
+        let mut r = Self::NONE;
+        r.params = rec.params;
+        r.persistent = rec.persistent_bytes as usize;
+        r.scratch = rec.scratch_bytes as usize;
+        r
+    }
+
     /// Nothing asked for yet.
     pub(crate) const NONE: Self = Self {
         params: [0; PARAMS_BYTES],
@@ -121,6 +130,8 @@ pub struct Prepare<'m> {
     pub(crate) graph: Subgraph<'m>,
     pub(crate) operator: Operator<'m>,
     pub(crate) requests: Requests,
+    /// [`Options::pack_weights`](super::Options::pack_weights).
+    pub(crate) pack: bool,
 }
 
 impl<'m> Prepare<'m> {
@@ -128,6 +139,22 @@ impl<'m> Prepare<'m> {
     #[must_use]
     pub fn operator(&self) -> &Operator<'m> {
         &self.operator
+    }
+
+    /// Whether the interpreter's options ask kernels to pack constant weights into their
+    /// persistent bytes ([`Options::pack_weights`](super::Options::pack_weights)).
+    #[must_use]
+    pub fn pack_weights(&self) -> bool {
+        self.pack
+    }
+
+    /// Whether tensor `t` of the graph is the output of a DEQUANTIZE of a constant: its
+    /// values never change, though it is not a constant itself.
+    pub(crate) fn dequantizes_a_constant(&self, t: usize) -> bool {
+        self.graph.operators().iter().any(|op| {
+            op.outputs().get(0) == Some(Some(t))
+                && super::setup::dequantized_constant(&self.graph, &op).is_some()
+        })
     }
 
     /// The operator's builtin options as type `T` (the schema's defaults where the model

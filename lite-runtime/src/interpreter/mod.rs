@@ -94,6 +94,11 @@ pub struct Options {
     /// (default, with the `state` feature). Off, it is planned like any tensor and computed at
     /// every invoke: a smaller arena, as in TensorFlow Lite Micro.
     pub fold_constants: bool,
+    /// Let kernels pack constant weights into their persistent bytes, once, for faster
+    /// kernels: float 1x1 CONV_2D into panels of 16 output channels (default with `std`, the
+    /// weights' size again in the arena). Off (the default without `std`, as firmware builds
+    /// it), kernels read the weights where they lie.
+    pub pack_weights: bool,
 }
 
 impl Default for Options {
@@ -104,6 +109,7 @@ impl Default for Options {
             preserve_inputs: true,
             max_loop_iterations: 1_000_000,
             fold_constants: true,
+            pack_weights: cfg!(feature = "std"),
         }
     }
 }
@@ -534,12 +540,9 @@ impl<'m, 'a> Interpreter<'m, 'a> {
                     graph,
                     operator,
                     // What `prepare` asked for, as set-up recorded it.
-                    requests: Requests {
-                        params: rec.params,
-                        persistent: rec.persistent_bytes as usize,
-                        scratch: rec.scratch_bytes as usize,
-                        ..Requests::NONE
-                    },
+                    requests: Requests::recorded(&rec),
+                    // `init` reads what `prepare` recorded in the parameters.
+                    pack: false,
                 },
                 persistent,
             };

@@ -187,8 +187,10 @@ pub(crate) fn holding(
 
 /// The output of operator `op` when it is a DEQUANTIZE of a constant (kept in the persistent
 /// part, with [`Options::fold_constants`]).
-#[cfg(feature = "state")]
-fn dequantized_constant(graph: &Subgraph<'_>, op: &crate::model::Operator<'_>) -> Option<usize> {
+pub(crate) fn dequantized_constant(
+    graph: &Subgraph<'_>,
+    op: &crate::model::Operator<'_>,
+) -> Option<usize> {
     if op.builtin() != Some(BuiltinOperator::Dequantize) {
         return None;
     }
@@ -309,6 +311,7 @@ pub(crate) fn prepare(
     graph: &Subgraph<'_>,
     kernel: &Kernel,
     j: usize,
+    pack: bool,
 ) -> Result<Requests, InterpreterError> {
     let operator = graph
         .operators()
@@ -319,6 +322,7 @@ pub(crate) fn prepare(
         graph: *graph,
         operator,
         requests: Requests::NONE,
+        pack,
     };
     (kernel.prepare)(&mut ctx).map_err(|e| InterpreterError::at_op(ErrorKind::Kernel(e), j, op))?;
     Ok(ctx.requests)
@@ -473,7 +477,7 @@ pub(crate) fn measure(
             }
             let (index, kernel) = located!(g, kernel_for(resolver, graph, j))?;
             #[allow(unused_mut)]
-            let mut r = located!(g, prepare(graph, kernel, j))?;
+            let mut r = located!(g, prepare(graph, kernel, j, options.pack_weights))?;
             #[cfg(feature = "control-flow")]
             if let Some(flow) =
                 control::Flow::of(kernel.op).filter(|_| index >= usize::from(CONTROL_BASE))

@@ -590,8 +590,7 @@ fn dequantized_constants_are_kept_with_fold_constants() {
             fold_constants: fold,
             ..Options::default()
         };
-        let mut arena =
-            std::vec![0u8; Interpreter::required(&model, &AllOps, &options).unwrap()];
+        let mut arena = std::vec![0u8; Interpreter::required(&model, &AllOps, &options).unwrap()];
         let mut it = Interpreter::new(model, &AllOps, &mut arena, &options).unwrap();
         let kept = it.records()[1].place() == Place::Persistent;
         assert_eq!(kept, fold);

@@ -101,7 +101,8 @@ struct Params {
     kind: u8,
     depthwise: u8,
     has_bias: u8,
-    _reserved: u8,
+    /// 1: float 1x1 weights packed into panels at the first invoke ([`compute::packed`]).
+    packed: u8,
     stride_h: u32,
     stride_w: u32,
     dil_h: u32,
@@ -161,7 +162,7 @@ impl Geometry {
             kind: self.kind as u8,
             depthwise: self.depthwise as u8,
             has_bias: self.has_bias as u8,
-            _reserved: 0,
+            packed: 0,
             stride_h: self.stride_h,
             stride_w: self.stride_w,
             dil_h: self.dil_h,
@@ -492,10 +493,31 @@ fn prepare<const KINDS: u32>(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         // Derive the multipliers now, so a bad scale fails at setup, not at init.
         channel_params::<KINDS>(&Operands::of(ctx)?, &g, |_, _, _| {})?;
     }
-    ctx.request_persistent(g.persistent_bytes());
-    ctx.request_scratch(g.scratch_bytes());
-    ctx.set_params(&g.params());
+    let mut params = g.params();
+    let (mut persistent, mut scratch) = (g.persistent_bytes(), g.scratch_bytes());
+    if let Some(bytes) = packing(ctx, &g) {
+        params.packed = 1;
+        (persistent, scratch) = (bytes, 4 * packed::patch_len(&g));
+    }
+    ctx.request_persistent(persistent);
+    ctx.request_scratch(scratch);
+    ctx.set_params(&params);
     Ok(())
+}
+
+/// The persistent bytes of a float CONV_2D's packed weights (a 16-byte flag, then the
+/// panels), when the options ask for packing and the weights cannot change: a constant, or a
+/// DEQUANTIZE of one (its float16 or int8 weights).
+fn packing(ctx: &Prepare<'_>, g: &Geometry) -> Option<usize> {
+    let float_conv = g.kind == kind::FLOAT && g.depthwise == 0;
+    if !(cfg!(feature = "state") && ctx.pack_weights() && float_conv) {
+        return None;
+    }
+    let filter = ctx.input(1).ok()?;
+    let fixed = filter.constant().is_some() && !filter.tensor.is_variable()
+        || ctx.dequantizes_a_constant(filter.index);
+    let values = packed::packed_len(g.out_c as usize, g.row())?;
+    fixed.then_some(16 + 4 * values)
 }
 
 /// The operator's tensors, as the model describes them (no borrow of the context kept).
@@ -616,6 +638,9 @@ fn eval<const KINDS: u32, const SHAPES: u32>(ctx: &mut Eval<'_>) -> Result<(), K
         &ctx.input_shape(1)?,
         &ctx.output_shape(0)?,
     );
+    if KINDS & (1 << kind::FLOAT) != 0 && ctx.params::<Params>().packed != 0 {
+        return eval_packed(ctx, &g);
+    }
     let (mult, shift) = parts(&g, ctx.persistent())?;
     let model_bias = if g.has_bias != 0 && g.bias_bytes() != 0 {
         Some(ctx.input::<i32>(2)?)
@@ -717,6 +742,33 @@ fn eval<const KINDS: u32, const SHAPES: u32>(ctx: &mut Eval<'_>) -> Result<(), K
             what: "convolution kind",
         }),
     }
+}
+
+/// A float CONV_2D over its packed weights, packed at the first invoke (and after a reset)
+/// from the filter, which `prepare` saw cannot change.
+fn eval_packed(ctx: &mut Eval<'_>, g: &Geometry) -> Result<(), KernelError> {
+    let small = KernelError::Mismatch {
+        what: "persistent block smaller than asked",
+    };
+    let (oc, row) = (g.out_c as usize, g.row());
+    let state = ctx.persistent_mut()?;
+    let (flag, panels) = state.split_at_mut_checked(16).ok_or(small)?;
+    let values = packed::packed_len(oc, row).ok_or(small)?;
+    let panels = <[f32]>::mut_from_bytes(panels.get_mut(..4 * values).ok_or(small)?)
+        .map_err(|_| small)?;
+    if flag[0] == 0 {
+        packed::pack(ctx.input::<f32>(1)?, oc, row, panels)?;
+        flag[0] = 1;
+    }
+    let input = ctx.input::<f32>(0)?;
+    let bias = if g.has_bias != 0 {
+        Some(ctx.input::<f32>(2)?)
+    } else {
+        None
+    };
+    let out = ctx.output::<f32>(0)?;
+    let patches = scratch_of::<f32>(ctx.scratch(), packed::patch_len(g))?;
+    packed::conv_packed_f32(g, input, panels, bias, out, patches)
 }
 
 /// The scratch split into the int8 / uint8 per-channel bias and the bytes after it.

@@ -836,6 +836,7 @@ pub(crate) fn depthwise_i16_impl(
 
 #[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86")))]
 mod avx2;
+pub(crate) mod packed;
 
 /// Each kernel twice: the portable body, and an AVX2 body on x86 hosts with `std`, chosen at
 /// run time (the integer results are identical; float sums use no fused multiply-add and keep
