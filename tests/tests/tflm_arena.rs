@@ -39,8 +39,13 @@ fn tessera_bytes(name: &str) -> Result<usize, String> {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("fixtures/models/{name}.tflite"));
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
     let model = Model::load(&bytes).map_err(|e| e.to_string())?;
+    // TFLM's way: inputs' bytes reusable after their last reader, weights read where they lie
+    // (no packed copies, no kept DEQUANTIZE outputs: what `pack_weights` and `fold_constants`
+    // add is speed, paid in arena).
     let options = Options {
         preserve_inputs: false,
+        pack_weights: false,
+        fold_constants: false,
         ..Options::default()
     };
     let needed = Interpreter::required(&model, &AllOps, &options).map_err(|e| e.to_string())?;
