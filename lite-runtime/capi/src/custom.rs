@@ -93,6 +93,9 @@ fn eval_slot<const I: usize>(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
     status(unsafe { f(ctx, r.user) })
 }
 
+/// A tensor the context has no such operand for.
+const NO_TENSOR: TesseraStatus = TesseraStatus::TESSERA_NO_SUCH_TENSOR;
+
 const UNREGISTERED: KernelError = KernelError::Unsupported {
     what: "a custom operator slot with nothing registered",
 };
@@ -276,6 +279,35 @@ unsafe fn put<T>(out: *mut T, v: T) -> TesseraStatus {
     TesseraStatus::TESSERA_OK
 }
 
+/// Runs `get` on the running `eval`'s context and writes the address and length it gives to
+/// `data` and `len`: null pointers are refused before `get` runs (it may take an output).
+///
+/// # Safety
+/// `ctx` is null or the context of the running `eval`; `data` and `len` null or writable.
+unsafe fn eval_bytes<P>(
+    ctx: *mut TesseraOpEval,
+    data: *mut P,
+    len: *mut usize,
+    get: impl FnOnce(&mut Eval<'_>) -> Result<(P, usize), TesseraStatus>,
+) -> TesseraStatus {
+    // SAFETY: caller contract.
+    let Some(c) = (unsafe { eval_ctx(ctx) }) else {
+        return TesseraStatus::TESSERA_NULL_ARGUMENT;
+    };
+    if data.is_null() || len.is_null() {
+        return TesseraStatus::TESSERA_NULL_ARGUMENT;
+    }
+    match get(c) {
+        Ok((p, n)) => {
+            // SAFETY: non-null (checked) and writable (caller).
+            unsafe { data.write(p) };
+            // SAFETY: as above.
+            unsafe { put(len, n) }
+        }
+        Err(s) => s,
+    }
+}
+
 /// The operator's inputs (optional ones included; 0 for a null context).
 ///
 /// # Safety
@@ -436,22 +468,13 @@ pub unsafe extern "C" fn tessera_op_eval_input(
     data: *mut *const u8,
     len: *mut usize,
 ) -> TesseraStatus {
-    // SAFETY: caller contract.
-    let Some(c) = (unsafe { eval_ctx(ctx) }) else {
-        return TesseraStatus::TESSERA_NULL_ARGUMENT;
-    };
-    if data.is_null() || len.is_null() {
-        return TesseraStatus::TESSERA_NULL_ARGUMENT;
-    }
-    let Ok(bytes) = c.input_bytes(i) else {
-        return TesseraStatus::TESSERA_NO_SUCH_TENSOR;
-    };
-    // SAFETY: both non-null (checked) and writable (caller).
+    // SAFETY: caller contract, passed on.
     unsafe {
-        put(data, bytes.as_ptr());
+        eval_bytes(ctx, data, len, |c| {
+            let b = c.input_bytes(i).map_err(|_| NO_TENSOR)?;
+            Ok((b.as_ptr(), b.len()))
+        })
     }
-    // SAFETY: as above.
-    unsafe { put(len, bytes.len()) }
 }
 
 /// Output `i`'s type and shape.
@@ -487,22 +510,13 @@ pub unsafe extern "C" fn tessera_op_eval_output(
     data: *mut *mut u8,
     len: *mut usize,
 ) -> TesseraStatus {
-    // SAFETY: caller contract.
-    let Some(c) = (unsafe { eval_ctx(ctx) }) else {
-        return TesseraStatus::TESSERA_NULL_ARGUMENT;
-    };
-    if data.is_null() || len.is_null() {
-        return TesseraStatus::TESSERA_NULL_ARGUMENT;
-    }
-    let Ok(bytes) = c.output_bytes(i) else {
-        return TesseraStatus::TESSERA_NO_SUCH_TENSOR;
-    };
-    // SAFETY: both non-null (checked) and writable (caller).
+    // SAFETY: caller contract, passed on.
     unsafe {
-        put(data, bytes.as_mut_ptr());
+        eval_bytes(ctx, data, len, |c| {
+            let b = c.output_bytes(i).map_err(|_| NO_TENSOR)?;
+            Ok((b.as_mut_ptr(), b.len()))
+        })
     }
-    // SAFETY: as above.
-    unsafe { put(len, bytes.len()) }
 }
 
 /// The scratch `prepare` asked for (empty when none), valid during this `eval`.
@@ -515,20 +529,13 @@ pub unsafe extern "C" fn tessera_op_eval_scratch(
     data: *mut *mut u8,
     len: *mut usize,
 ) -> TesseraStatus {
-    // SAFETY: caller contract.
-    let Some(c) = (unsafe { eval_ctx(ctx) }) else {
-        return TesseraStatus::TESSERA_NULL_ARGUMENT;
-    };
-    if data.is_null() || len.is_null() {
-        return TesseraStatus::TESSERA_NULL_ARGUMENT;
-    }
-    let bytes = c.scratch();
-    // SAFETY: both non-null (checked) and writable (caller).
+    // SAFETY: caller contract, passed on.
     unsafe {
-        put(data, bytes.as_mut_ptr());
+        eval_bytes(ctx, data, len, |c| {
+            let b = c.scratch();
+            Ok((b.as_mut_ptr(), b.len()))
+        })
     }
-    // SAFETY: as above.
-    unsafe { put(len, bytes.len()) }
 }
 
 /// The persistent bytes `prepare` asked for (empty when none), kept between invokes and
@@ -542,22 +549,15 @@ pub unsafe extern "C" fn tessera_op_eval_persistent(
     data: *mut *mut u8,
     len: *mut usize,
 ) -> TesseraStatus {
-    // SAFETY: caller contract.
-    let Some(c) = (unsafe { eval_ctx(ctx) }) else {
-        return TesseraStatus::TESSERA_NULL_ARGUMENT;
-    };
-    if data.is_null() || len.is_null() {
-        return TesseraStatus::TESSERA_NULL_ARGUMENT;
-    }
-    let Ok(bytes) = c.persistent_mut() else {
-        return TesseraStatus::TESSERA_FAILED;
-    };
-    // SAFETY: both non-null (checked) and writable (caller).
+    // SAFETY: caller contract, passed on.
     unsafe {
-        put(data, bytes.as_mut_ptr());
+        eval_bytes(ctx, data, len, |c| {
+            let b = c
+                .persistent_mut()
+                .map_err(|_| TesseraStatus::TESSERA_FAILED)?;
+            Ok((b.as_mut_ptr(), b.len()))
+        })
     }
-    // SAFETY: as above.
-    unsafe { put(len, bytes.len()) }
 }
 
 #[cfg(test)]

@@ -45,6 +45,14 @@ pub fn command() -> Command {
                  name) from a .npy file; inputs not given are zeros (empty strings)",
             )
     };
+    let seconds = || {
+        Arg::new("seconds")
+            .long("seconds")
+            .value_name("S")
+            .default_value("2")
+            .value_parser(numbers::seconds)
+            .help("how long to time (default 2)")
+    };
     Command::new("model")
         .about("TensorFlow Lite models: inspect, run, bench, profile")
         .subcommand_required(true)
@@ -74,14 +82,7 @@ pub fn command() -> Command {
                 .about("Microseconds per invoke (median of timed rounds)")
                 .arg(model())
                 .arg(input())
-                .arg(
-                    Arg::new("seconds")
-                        .long("seconds")
-                        .value_name("S")
-                        .default_value("2")
-                        .value_parser(numbers::seconds)
-                        .help("how long to time (default 2)"),
-                ),
+                .arg(seconds()),
         )
         .subcommand(
             Command::new("profile")
@@ -91,14 +92,7 @@ pub fn command() -> Command {
                 )
                 .arg(model())
                 .arg(input())
-                .arg(
-                    Arg::new("seconds")
-                        .long("seconds")
-                        .value_name("S")
-                        .default_value("2")
-                        .value_parser(numbers::seconds)
-                        .help("how long to time (default 2)"),
-                ),
+                .arg(seconds()),
         )
 }
 

@@ -54,9 +54,9 @@ mod tests;
 
 pub use error::{ErrorKind, InterpreterError, KernelError};
 pub use graphs::MAX_GRAPHS;
-pub use kernel::{Desc, Eval, Init, InitFn, Kernel, MAX_INPUTS, MAX_OUTPUTS, Prepare};
 #[cfg(feature = "custom-ops")]
 pub use kernel::MAX_RESIZED;
+pub use kernel::{Desc, Eval, Init, InitFn, Kernel, MAX_INPUTS, MAX_OUTPUTS, Prepare};
 pub use profile::{OpTimes, Profiler};
 pub use record::{MAX_DIMS, PARAMS_BYTES, Shape, dtype_of};
 pub use resolver::{AllOps, CustomKernel, MutableOpResolver, OpResolver};
