@@ -741,10 +741,35 @@ pub(crate) unsafe fn depthwise_f32(
     let mut inner = [(0, 0); MAX_TAPS];
     let inner = interior_taps(g, &d, &mut inner);
     let mut taps = [(0, 0); MAX_TAPS];
-    let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
-    for (b, w) in Windows::new(g)? {
+    let out = take_mut(out, d.output_len())?;
+    let mut windows = Windows::new(g)?.peekable();
+    let mut p = 0;
+    while let Some((b, w)) = windows.next() {
+        let interior = |w: &Window| w.fy == (0, d.f_h) && w.fx == (0, d.f_w);
+        if dm == 1 && done > 0 && interior(&w) {
+            // Up to four interior pixels of one row: each filter load serves four pixels, and
+            // their sums are four independent chains.
+            let mut bases = [at(g, &d, b, &w, 0, 0); DW_TILE];
+            let mut m = 1;
+            while m < DW_TILE {
+                match windows.peek() {
+                    Some((b2, w2)) if *b2 == b && w2.y0 == w.y0 && interior(w2) => {
+                        bases[m] = at(g, &d, *b2, w2, 0, 0);
+                        m += 1;
+                        windows.next();
+                    }
+                    _ => break,
+                }
+            }
+            let y = out.get_mut(p * d.out_c..(p + m) * d.out_c).ok_or(SHORT)?;
+            // SAFETY: AVX2 is enabled for this function.
+            unsafe { depthwise_f32_tile(g, &d, input, filter, bias, inner, &bases[..m], y)? };
+            p += m;
+            continue;
+        }
         let (base, taps) = window_taps(g, &d, b, &w, inner, &mut taps);
-        let y = pixels.next().ok_or(SHORT)?;
+        let y = out.get_mut(p * d.out_c..(p + 1) * d.out_c).ok_or(SHORT)?;
+        p += 1;
         for c0 in (0..pairs).step_by(16) {
             // SAFETY: AVX2 is enabled for this function.
             let mut s0 = unsafe { _mm256_setzero_ps() };
@@ -817,6 +842,72 @@ pub(crate) unsafe fn depthwise_f32(
             }
             let bv = bias.and_then(|b| b.get(c)).copied().unwrap_or(0.0);
             *y.get_mut(c).ok_or(SHORT)? = clamp(a + bv, g.lo, g.hi);
+        }
+    }
+    Ok(())
+}
+
+/// Interior pixels per tile of [`depthwise_f32`].
+const DW_TILE: usize = 4;
+
+/// [`depthwise_f32`] on up to [`DW_TILE`] interior pixels of one row with one input channel
+/// per output channel (`bases`: each window's first input value; `y`: their outputs), each
+/// lane summing its taps in the portable order: the portable body's bits.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[inline]
+#[target_feature(enable = "avx2")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn depthwise_f32_tile(
+    g: &Geometry,
+    d: &Dims,
+    input: &[f32],
+    filter: &[f32],
+    bias: Option<&[f32]>,
+    taps: &[(usize, usize)],
+    bases: &[usize],
+    y: &mut [f32],
+) -> Result<(), KernelError> {
+    let m = bases.len();
+    let done = d.out_c / 8 * 8;
+    // A short tile repeats its last pixel (computed, not stored).
+    let last = *bases.last().ok_or(SHORT)?;
+    let base = |i: usize| bases.get(i).copied().unwrap_or(last);
+    let (b0, b1, b2, b3) = (base(0), base(1), base(2), base(3));
+    for c0 in (0..done).step_by(8) {
+        // SAFETY: AVX2 is enabled for this function.
+        let zero = unsafe { _mm256_setzero_ps() };
+        let mut s = [zero; DW_TILE];
+        for &(r, t) in taps {
+            // SAFETY: AVX2 is enabled for this function.
+            let k = unsafe { load_f32(chunk(filter, t * d.out_c + c0)?) };
+            for (s, o) in s.iter_mut().zip([b0, b1, b2, b3]) {
+                // SAFETY: AVX2 is enabled for this function.
+                let x = unsafe { load_f32(chunk(input, o + r + c0)?) };
+                // SAFETY: AVX2 is enabled for this function.
+                let p = unsafe { _mm256_mul_ps(x, k) };
+                // SAFETY: AVX2 is enabled for this function.
+                *s = unsafe { _mm256_add_ps(*s, p) };
+            }
+        }
+        let bv = bias.map(|b| chunk(b, c0)).transpose()?;
+        for (i, s) in s.iter().enumerate().take(m) {
+            let y8 = y.get_mut(i * d.out_c + c0..i * d.out_c + c0 + 8).ok_or(SHORT)?;
+            // SAFETY: AVX2 is enabled for this function.
+            unsafe { finish_f32(*s, bv, g, y8.try_into().map_err(|_| SHORT)?) };
+        }
+    }
+    // The channels past the last block of eight, as the portable body.
+    for (i, &o) in bases.iter().enumerate() {
+        for c in done..d.out_c {
+            let mut a = 0.0;
+            for &(r, t) in taps {
+                let x = *input.get(o + r + c).ok_or(SHORT)?;
+                a += x * *filter.get(t * d.out_c + c).ok_or(SHORT)?;
+            }
+            let bv = bias.and_then(|b| b.get(c)).copied().unwrap_or(0.0);
+            *y.get_mut(i * d.out_c + c).ok_or(SHORT)? = clamp(a + bv, g.lo, g.hi);
         }
     }
     Ok(())
