@@ -28,6 +28,10 @@ fuzz_target!(|data: &[u8]| {
         // Loops whose trip count comes from the data stop early (the bound's error path is
         // fuzzed too), so that each run stays short.
         max_loop_iterations: 1 + u32::from(head[6]) * 4,
+        // Both ways for each: weights packed or read in place, DEQUANTIZEs of constants kept
+        // or recomputed (the low four bits of head[1] size the string chunks below).
+        pack_weights: head[1] & 0x10 != 0,
+        fold_constants: head[1] & 0x20 != 0,
         ..Options::default()
     };
     let Ok(needed) = Interpreter::required(&model, &AllOps, &options) else {
