@@ -611,6 +611,37 @@ pub(crate) unsafe fn depthwise_i8(
             let c0 = done;
             // SAFETY: AVX2 is enabled for this function.
             let mut sum = unsafe { load_i32(chunk(bias, c0)?) };
+            let mut taps = taps;
+            if dm % 8 == 0 {
+                // Every lane reads one input value: taps two at a time, one `vpmaddwd` of the
+                // broadcast pair `(x0 + off, x1 + off)` (each within 16 bits) with the two
+                // taps' eight weights interleaved.
+                let from = c0 / dm;
+                let mut pairs = taps.chunks_exact(2);
+                for two in &mut pairs {
+                    let [(o0, t0), (o1, t1)] = [two[0], two[1]];
+                    let x0 = i32::from(*input.get(o0 + from).ok_or(SHORT)?) + off;
+                    let x1 = i32::from(*input.get(o1 + from).ok_or(SHORT)?) + off;
+                    let pair = (x0 as u16 as u32 | (x1 as u16 as u32) << 16) as i32;
+                    // SAFETY: AVX2 is enabled for this function.
+                    let xv = unsafe { _mm256_set1_epi32(pair) };
+                    // SAFETY: AVX2 is enabled for this function.
+                    let k0 = unsafe { widen8(chunk(filter, t0 * d.out_c + c0)?) };
+                    // SAFETY: AVX2 is enabled for this function.
+                    let k1 = unsafe { widen8(chunk(filter, t1 * d.out_c + c0)?) };
+                    // SAFETY: AVX2 is enabled for this function.
+                    let lo = unsafe { _mm_unpacklo_epi16(k0, k1) };
+                    // SAFETY: AVX2 is enabled for this function.
+                    let hi = unsafe { _mm_unpackhi_epi16(k0, k1) };
+                    // SAFETY: AVX2 is enabled for this function.
+                    let kv = unsafe { _mm256_set_m128i(hi, lo) };
+                    // SAFETY: AVX2 is enabled for this function.
+                    let p = unsafe { _mm256_madd_epi16(xv, kv) };
+                    // SAFETY: AVX2 is enabled for this function.
+                    sum = unsafe { _mm256_add_epi32(sum, p) };
+                }
+                taps = pairs.remainder();
+            }
             for &(o, t) in taps {
                 let xv = if dm == 1 {
                     // SAFETY: AVX2 is enabled for this function.
