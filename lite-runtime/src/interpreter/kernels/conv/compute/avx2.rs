@@ -539,19 +539,23 @@ pub(crate) unsafe fn depthwise_i8(
     let acc = take_mut(acc, d.out_c)?;
     let bias = take(q.bias, d.out_c)?;
     let done = d.out_c / 16 * 16;
+    // Interior windows share one tap list (offsets from the window's first input value).
+    let mut inner = [(0, 0); MAX_TAPS];
+    let inner = interior_taps(g, &d, &mut inner);
     let mut taps = [(0, 0); MAX_TAPS];
     // SAFETY: AVX2 is enabled for this function.
     let stage = unsafe { out8(g) };
     let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
     for (b, w) in Windows::new(g)? {
-        let taps = tap_offsets(g, &d, b, &w, &mut taps);
+        let (base, taps) = window_taps(g, &d, b, &w, inner, &mut taps);
         let y = pixels.next().ok_or(SHORT)?;
         for c0 in (0..done).step_by(16) {
             // SAFETY: AVX2 is enabled for this function.
             let mut lo = unsafe { load_i32(chunk(bias, c0)?) };
             // SAFETY: AVX2 is enabled for this function.
             let mut hi = unsafe { load_i32(chunk(bias, c0 + 8)?) };
-            for &(o, t) in taps {
+            for &(r, t) in taps {
+                let o = base + r;
                 // The input values under channels c0..c0 + 16 (channel c reads c / dm).
                 let xv = match dm {
                     // SAFETY: AVX2 is enabled for this function.
@@ -619,7 +623,8 @@ pub(crate) unsafe fn depthwise_i8(
                 let from = c0 / dm;
                 let mut pairs = taps.chunks_exact(2);
                 for two in &mut pairs {
-                    let [(o0, t0), (o1, t1)] = [two[0], two[1]];
+                    let [(r0, t0), (r1, t1)] = [two[0], two[1]];
+                    let (o0, o1) = (base + r0, base + r1);
                     let x0 = i32::from(*input.get(o0 + from).ok_or(SHORT)?) + off;
                     let x1 = i32::from(*input.get(o1 + from).ok_or(SHORT)?) + off;
                     let pair = (x0 as u16 as u32 | (x1 as u16 as u32) << 16) as i32;
@@ -642,7 +647,8 @@ pub(crate) unsafe fn depthwise_i8(
                 }
                 taps = pairs.remainder();
             }
-            for &(o, t) in taps {
+            for &(r, t) in taps {
+                let o = base + r;
                 let xv = if dm == 1 {
                     // SAFETY: AVX2 is enabled for this function.
                     unsafe { widen32(chunk(input, o + c0)?) }
@@ -679,7 +685,8 @@ pub(crate) unsafe fn depthwise_i8(
         for c in done..d.out_c {
             let a = acc.get_mut(c).ok_or(SHORT)?;
             *a = *bias.get(c).ok_or(SHORT)?;
-            for &(o, t) in taps {
+            for &(r, t) in taps {
+                let o = base + r;
                 let x = *input.get(o + c / dm).ok_or(SHORT)?;
                 let k = *filter.get(t * d.out_c + c).ok_or(SHORT)?;
                 *a = a.wrapping_add(i32::from(k) * (i32::from(x) + off));
