@@ -107,6 +107,7 @@ pub const MAX_RESIZED: usize = 4;
 
 impl Requests {
     /// What `prepare` asked for, as set-up recorded it in `rec`.
+    #[inline(always)]
     pub(crate) fn recorded(rec: &super::record::OpRecord) -> Self {
         let mut r = Self::NONE;
         r.params = rec.params;
@@ -130,7 +131,9 @@ pub struct Prepare<'m> {
     pub(crate) graph: Subgraph<'m>,
     pub(crate) operator: Operator<'m>,
     pub(crate) requests: Requests,
-    /// [`Options::pack_weights`](super::Options::pack_weights).
+    /// [`Options::pack_weights`](super::Options::pack_weights) (packed weights live in
+    /// persistent bytes filled at the first invoke: the `state` feature).
+    #[cfg(feature = "state")]
     pub(crate) pack: bool,
 }
 
@@ -145,7 +148,10 @@ impl<'m> Prepare<'m> {
     /// persistent bytes ([`Options::pack_weights`](super::Options::pack_weights)).
     #[must_use]
     pub fn pack_weights(&self) -> bool {
-        self.pack
+        #[cfg(feature = "state")]
+        return self.pack;
+        #[cfg(not(feature = "state"))]
+        false
     }
 
     /// Whether tensor `t` of the graph is the output of a DEQUANTIZE of a constant: its

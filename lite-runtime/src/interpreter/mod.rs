@@ -544,6 +544,7 @@ impl<'m, 'a> Interpreter<'m, 'a> {
                     // What `prepare` asked for, as set-up recorded it.
                     requests: Requests::recorded(&rec),
                     // `init` reads what `prepare` recorded in the parameters.
+                    #[cfg(feature = "state")]
                     pack: false,
                 },
                 persistent,

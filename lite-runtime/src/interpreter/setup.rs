@@ -311,7 +311,7 @@ pub(crate) fn prepare(
     graph: &Subgraph<'_>,
     kernel: &Kernel,
     j: usize,
-    pack: bool,
+    #[cfg(feature = "state")] pack: bool,
 ) -> Result<Requests, InterpreterError> {
     let operator = graph
         .operators()
@@ -322,6 +322,7 @@ pub(crate) fn prepare(
         graph: *graph,
         operator,
         requests: Requests::NONE,
+        #[cfg(feature = "state")]
         pack,
     };
     (kernel.prepare)(&mut ctx).map_err(|e| InterpreterError::at_op(ErrorKind::Kernel(e), j, op))?;
@@ -477,7 +478,16 @@ pub(crate) fn measure(
             }
             let (index, kernel) = located!(g, kernel_for(resolver, graph, j))?;
             #[allow(unused_mut)]
-            let mut r = located!(g, prepare(graph, kernel, j, options.pack_weights))?;
+            let mut r = located!(
+                g,
+                prepare(
+                    graph,
+                    kernel,
+                    j,
+                    #[cfg(feature = "state")]
+                    options.pack_weights
+                )
+            )?;
             #[cfg(feature = "control-flow")]
             if let Some(flow) =
                 control::Flow::of(kernel.op).filter(|_| index >= usize::from(CONTROL_BASE))
