@@ -224,7 +224,11 @@ fn run_model(dir: &Path) -> Outcome {
                 };
                 compare(dtype, got, &want, atol)
             })
-            .map_err(|e| format!("output {j} vs {}: {e}", reference.display()));
+            .map_err(|e| {
+                // The reference's file name: the folder is the row's model.
+                let file = reference.file_name().unwrap_or_default().to_string_lossy();
+                format!("output {j} vs {file}: {e}")
+            });
         if let Err(e) = checked {
             outcome.equal = Err(e);
             break;
