@@ -139,6 +139,23 @@ fn drive(
         }
         return Ok(());
     }
+    // A 1x1 filter with stride 1 and no padding: output pixel p reads input pixel p, so the
+    // rows are consecutive slices of the input, with no window to walk.
+    if direct && g.stride_h == 1 && g.stride_w == 1 {
+        let rows_in = input.chunks_exact(row);
+        if rows_in.len() * d.out_c != out.len() {
+            return Err(SHORT);
+        }
+        for (xs, y) in input
+            .chunks(TILE * row)
+            .zip(out.chunks_mut(TILE * d.out_c))
+        {
+            let m = xs.len() / row;
+            let at = |i: usize| xs.get(i.min(m - 1) * row..(i.min(m - 1) + 1) * row).unwrap_or(&[]);
+            tile(g, [at(0), at(1), at(2), at(3)], packed, bias, y)?;
+        }
+        return Ok(());
+    }
     let mut windows = Windows::new(g)?;
     let mut p = 0;
     loop {
