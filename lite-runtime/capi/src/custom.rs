@@ -14,12 +14,10 @@ use core::ffi::{c_char, c_void};
 use std::sync::{Mutex, OnceLock};
 
 use tessera_lite::interpreter::kernels::ALL;
-use tessera_lite::interpreter::{
-    AllOps, Eval, Init, Kernel, KernelError, OpResolver, Prepare, Shape,
-};
-use tessera_lite::model::{BuiltinOperator, TensorType};
+use tessera_lite::interpreter::{AllOps, Eval, Init, Kernel, KernelError, OpResolver, Prepare};
+use tessera_lite::model::BuiltinOperator;
 
-use crate::interpreter::TesseraTensorInfo;
+use crate::interpreter::{TesseraTensorInfo, tensor_info};
 use crate::status::TesseraStatus;
 
 /// How many custom operators C may register.
@@ -233,22 +231,6 @@ pub unsafe extern "C" fn tessera_register_custom_op(
     match free.set(r) {
         Ok(()) => TesseraStatus::TESSERA_OK,
         Err(_) => TesseraStatus::TESSERA_FAILED,
-    }
-}
-
-fn tensor_info(ty: TensorType, shape: Shape) -> TesseraTensorInfo {
-    let mut dims = [0u64; 6];
-    for (d, &s) in dims.iter_mut().zip(shape.dims()) {
-        *d = s as u64;
-    }
-    let bytes = ty.bits().map_or(0, |b| {
-        (shape.elements() as u64).saturating_mul(u64::from(b) / 8)
-    });
-    TesseraTensorInfo {
-        tensor_type: ty as i32,
-        rank: shape.rank() as u32,
-        dims,
-        bytes,
     }
 }
 

@@ -12,9 +12,9 @@ use core::ffi::{c_char, c_void};
 
 use tessera_core::plan::{Lifetime, PlanBuffer};
 use tessera_lite::interpreter::{
-    ErrorKind, Interpreter, InterpreterError, OpTimes, Options, Profiler,
+    ErrorKind, Interpreter, InterpreterError, OpTimes, Options, Profiler, Shape,
 };
-use tessera_lite::model::{Model, ModelError};
+use tessera_lite::model::{Model, ModelError, TensorType};
 
 use crate::custom::CapiOps;
 use crate::status::TesseraStatus;
@@ -361,22 +361,27 @@ pub unsafe extern "C" fn tessera_interpreter_output_count(
 }
 
 fn info(it: &Interp, t: usize) -> Option<TesseraTensorInfo> {
-    let shape = it.tensor_shape(t).ok()?;
-    let ty = it.tensor_type(t).ok()?;
+    Some(tensor_info(
+        it.tensor_type(t).ok()?,
+        it.tensor_shape(t).ok()?,
+    ))
+}
+
+/// A tensor's type code, dims and bytes (0 for a type without a fixed size: strings).
+pub(crate) fn tensor_info(ty: TensorType, shape: Shape) -> TesseraTensorInfo {
     let mut dims = [0u64; 6];
     for (d, &s) in dims.iter_mut().zip(shape.dims()) {
         *d = s as u64;
     }
-    let bytes = match ty.bits() {
-        Some(b) => (shape.elements() as u64).saturating_mul(u64::from(b) / 8),
-        None => 0,
-    };
-    Some(TesseraTensorInfo {
+    let bytes = ty.bits().map_or(0, |b| {
+        (shape.elements() as u64).saturating_mul(u64::from(b) / 8)
+    });
+    TesseraTensorInfo {
         tensor_type: ty as i32,
         rank: shape.rank() as u32,
         dims,
         bytes,
-    })
+    }
 }
 
 /// Writes graph input `i`'s type and shape to `*out`.
@@ -556,15 +561,7 @@ pub unsafe extern "C" fn tessera_interpreter_set_input_strings(
         // SAFETY: each pointer is readable for its length (caller contract), null only for 0.
         unsafe { bytes(p, l) }.unwrap_or(&[])
     });
-    match it.set_input_strings(i, each) {
-        Ok(()) => TesseraStatus::TESSERA_OK,
-        Err(e) => {
-            let (s, r) = interpreter_error(&e);
-            // SAFETY: `err` is null or writable (caller).
-            unsafe { report(err, r) };
-            s
-        }
-    }
+    finish(it.set_input_strings(i, each), err)
 }
 
 /// Runs the model. Allocates nothing. A bad index in the data, or strings over a budget,
@@ -582,15 +579,7 @@ pub unsafe extern "C" fn tessera_interpreter_invoke(
     let Some(it) = (unsafe { get_mut(interp) }) else {
         return TesseraStatus::TESSERA_NULL_ARGUMENT;
     };
-    match it.invoke() {
-        Ok(()) => TesseraStatus::TESSERA_OK,
-        Err(e) => {
-            let (s, r) = interpreter_error(&e);
-            // SAFETY: `err` is null or writable (caller).
-            unsafe { report(err, r) };
-            s
-        }
-    }
+    finish(it.invoke(), err)
 }
 
 /// Number of operators in the subgraph run: the entries [`tessera_interpreter_invoke_profiled`]
@@ -687,7 +676,7 @@ pub unsafe extern "C" fn tessera_interpreter_invoke_hooked(
     finish(it.invoke_profiled(&mut Hooks { begin, end, user }), err)
 }
 
-/// The status of an invoke, its error reported into `err`.
+/// A call's status, its error reported into `err`.
 fn finish(r: Result<(), InterpreterError>, err: *mut TesseraError) -> TesseraStatus {
     match r {
         Ok(()) => TesseraStatus::TESSERA_OK,
@@ -717,15 +706,7 @@ pub unsafe extern "C" fn tessera_interpreter_reset_state(
     let Some(it) = (unsafe { get_mut(interp) }) else {
         return TesseraStatus::TESSERA_NULL_ARGUMENT;
     };
-    match it.reset_state() {
-        Ok(()) => TesseraStatus::TESSERA_OK,
-        Err(e) => {
-            let (s, r) = interpreter_error(&e);
-            // SAFETY: `err` is null or writable (caller).
-            unsafe { report(err, r) };
-            s
-        }
-    }
+    finish(it.reset_state(), err)
 }
 
 /// Writes to `*data` and `*len` where graph output `j`'s bytes are (host byte order; for a

@@ -5,7 +5,7 @@
 
 use super::base::check::{self, SHORT};
 use super::base::fused::{clamp, float_range};
-use super::base::window::pool_window;
+use super::base::window::{PoolWindow, pool_window};
 use crate::interpreter::{Eval, Kernel, KernelError, Prepare};
 use crate::model::{BuiltinOperator, Padding, Pool2DOptions, TensorType};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
@@ -18,22 +18,11 @@ pub static L2_POOL_2D: Kernel = Kernel {
     eval,
 };
 
-/// The pool's sizes and clamp.
+/// The pool's window and clamp.
 #[derive(Clone, Copy, Debug, Default, PartialEq, FromBytes, IntoBytes, KnownLayout, Immutable)]
 #[repr(C)]
 pub(super) struct Geometry {
-    pub batches: u32,
-    pub in_h: u32,
-    pub in_w: u32,
-    pub channels: u32,
-    pub out_h: u32,
-    pub out_w: u32,
-    pub f_h: u32,
-    pub f_w: u32,
-    pub stride_h: u32,
-    pub stride_w: u32,
-    pub pad_h: u32,
-    pub pad_w: u32,
+    pub window: PoolWindow,
     pub lo: f32,
     pub hi: f32,
 }
@@ -56,24 +45,9 @@ fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
             what: "L2_POOL_2D of other types than FLOAT32",
         });
     }
-    let w = pool_window(&o, &input.shape, &output.shape)?;
+    let window = pool_window(&o, &input.shape, &output.shape)?;
     let (lo, hi) = float_range(o.activation)?;
-    ctx.set_params(&Geometry {
-        batches: w.batches,
-        in_h: w.in_h,
-        in_w: w.in_w,
-        channels: w.channels,
-        out_h: w.out_h,
-        out_w: w.out_w,
-        f_h: w.f_h,
-        f_w: w.f_w,
-        stride_h: w.stride_h,
-        stride_w: w.stride_w,
-        pad_h: w.pad_h,
-        pad_w: w.pad_w,
-        lo,
-        hi,
-    });
+    ctx.set_params(&Geometry { window, lo, hi });
     Ok(())
 }
 
@@ -86,13 +60,13 @@ fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
 
 /// L2_POOL_2D over `g`: for each output value its window's squares in row order.
 pub(super) fn l2_pool(g: &Geometry, input: &[f32], output: &mut [f32]) -> Result<(), KernelError> {
-    let c = g.channels as usize;
+    let (w, c) = (&g.window, g.window.channels as usize);
     let (b_n, ih, iw, oh, ow) = (
-        g.batches as usize,
-        g.in_h as usize,
-        g.in_w as usize,
-        g.out_h as usize,
-        g.out_w as usize,
+        w.batches as usize,
+        w.in_h as usize,
+        w.in_w as usize,
+        w.out_h as usize,
+        w.out_w as usize,
     );
     let input = input.get(..b_n * ih * iw * c).ok_or(SHORT)?;
     let output = output.get_mut(..b_n * oh * ow * c).ok_or(SHORT)?;
@@ -102,13 +76,13 @@ pub(super) fn l2_pool(g: &Geometry, input: &[f32], output: &mut [f32]) -> Result
     let mut pixels = output.chunks_exact_mut(c);
     for b in 0..b_n {
         for oy in 0..oh {
-            let y0 = (oy * g.stride_h as usize) as i64 - i64::from(g.pad_h);
+            let y0 = (oy * w.stride_h as usize) as i64 - i64::from(w.pad_h);
             let ys = y0.max(0) as usize;
-            let ye = (y0 + i64::from(g.f_h)).clamp(0, ih as i64) as usize;
+            let ye = (y0 + i64::from(w.f_h)).clamp(0, ih as i64) as usize;
             for ox in 0..ow {
-                let x0 = (ox * g.stride_w as usize) as i64 - i64::from(g.pad_w);
+                let x0 = (ox * w.stride_w as usize) as i64 - i64::from(w.pad_w);
                 let xs = x0.max(0) as usize;
-                let xe = (x0 + i64::from(g.f_w)).clamp(0, iw as i64) as usize;
+                let xe = (x0 + i64::from(w.f_w)).clamp(0, iw as i64) as usize;
                 let y = pixels.next().ok_or(SHORT)?;
                 // An empty window divides 0 by 0, as the reference does: NaN.
                 let count = (ye.saturating_sub(ys) * xe.saturating_sub(xs)) as f32;

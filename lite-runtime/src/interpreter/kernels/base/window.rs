@@ -4,6 +4,7 @@
 
 use crate::interpreter::{KernelError, Shape};
 use crate::model::{Padding, Pool2DOptions};
+use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 /// TensorFlow Lite's `ComputeOutSize`.
 pub(crate) fn out_size(padding: Padding, size: u64, filter: u64, stride: u64, dil: u64) -> u64 {
@@ -22,8 +23,11 @@ pub(crate) fn pad_before(stride: u64, dil: u64, size: u64, filter: u64, out: u64
 }
 
 /// A 2-D pool's window over an NHWC input (sizes under 2^30, filter sizes and strides in
-/// `1..65536`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// `1..65536`); plain bytes, so a kernel may keep it in its parameters.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, FromBytes, IntoBytes, KnownLayout, Immutable,
+)]
+#[repr(C)]
 pub(crate) struct PoolWindow {
     pub batches: u32,
     pub in_h: u32,

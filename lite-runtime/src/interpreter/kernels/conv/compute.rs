@@ -35,6 +35,12 @@ fn take_mut<T>(s: &mut [T], n: usize) -> Result<&mut [T], KernelError> {
     s.get_mut(..n).ok_or(SHORT)
 }
 
+/// `s[o..o + N]` as an array, or the short-tensor error.
+#[inline(always)]
+fn chunk<T, const N: usize>(s: &[T], o: usize) -> Result<&[T; N], KernelError> {
+    s.get(o..).and_then(<[T]>::first_chunk::<N>).ok_or(SHORT)
+}
+
 /// The filter taps `f` in `0..filter` that land inside `0..size` for an output whose window
 /// starts at `origin` (`origin + dil * f`): the reference skips the others.
 #[inline(always)]
@@ -600,7 +606,7 @@ fn depthwise_q<T: Copy + Into<i32>, Y>(
             } else {
                 block_sum::<T, true>(g, &d, &w, b, input, filter, c0, x_off, w_off)?
             };
-            let bias = lanes8(bias, c0)?;
+            let bias = chunk::<_, 8>(bias, c0)?;
             for ((a, &s), &bias) in acc.get_mut(c0..c0 + 8).ok_or(SHORT)?.iter_mut().zip(&sums).zip(bias) {
                 *a = bias.wrapping_add(s);
             }
@@ -660,7 +666,7 @@ fn block_sum<T: Copy + Into<i32>, const SHARED: bool>(
         let krow = filter.get(t..t + (n - 1) * d.out_c + 8).ok_or(SHORT)?;
         for j in 0..n {
             let x = xrow.get(j * step..j * step + d.in_c).ok_or(SHORT)?;
-            let k = lanes8(krow, j * d.out_c)?;
+            let k = chunk::<_, 8>(krow, j * d.out_c)?;
             if SHARED {
                 let xl: i32 = (*x.get(shared).ok_or(SHORT)?).into();
                 let xl = xl + x_off;
@@ -669,7 +675,7 @@ fn block_sum<T: Copy + Into<i32>, const SHARED: bool>(
                     sums[l] = sums[l].wrapping_add((kl + w_off) * xl);
                 }
             } else {
-                let x = lanes8(x, c0)?;
+                let x = chunk::<_, 8>(x, c0)?;
                 for l in 0..8 {
                     let (kl, xl): (i32, i32) = (k[l].into(), x[l].into());
                     sums[l] = sums[l].wrapping_add((kl + w_off) * (xl + x_off));
@@ -680,11 +686,6 @@ fn block_sum<T: Copy + Into<i32>, const SHARED: bool>(
     Ok(sums)
 }
 
-/// Eight values from `o` (no run-time length check past the one here).
-#[inline(always)]
-fn lanes8<T>(s: &[T], o: usize) -> Result<&[T; 8], KernelError> {
-    s.get(o..).and_then(<[T]>::first_chunk::<8>).ok_or(SHORT)
-}
 
 /// CONV_2D, 16x8: `sum x w + bias` in 64 bits (32 with an int32 bias), requantized; zero
 /// points are 0. Where every window is inside the image ([`Geometry::windows_inside`]) the

@@ -19,18 +19,20 @@ fn geometry(
     let oh = out_size(padding, h.into(), fh.into(), sh.into(), 1);
     let ow = out_size(padding, w.into(), fw.into(), sw.into(), 1);
     Geometry {
-        batches: b,
-        in_h: h,
-        in_w: w,
-        channels: c,
-        out_h: oh as u32,
-        out_w: ow as u32,
-        f_h: fh,
-        f_w: fw,
-        stride_h: sh,
-        stride_w: sw,
-        pad_h: pad_before(sh.into(), 1, h.into(), fh.into(), oh) as u32,
-        pad_w: pad_before(sw.into(), 1, w.into(), fw.into(), ow) as u32,
+        window: PoolWindow {
+            batches: b,
+            in_h: h,
+            in_w: w,
+            channels: c,
+            out_h: oh as u32,
+            out_w: ow as u32,
+            f_h: fh,
+            f_w: fw,
+            stride_h: sh,
+            stride_w: sw,
+            pad_h: pad_before(sh.into(), 1, h.into(), fh.into(), oh) as u32,
+            pad_w: pad_before(sw.into(), 1, w.into(), fw.into(), ow) as u32,
+        },
         lo: f32::NEG_INFINITY,
         hi: f32::INFINITY,
     }
@@ -38,19 +40,19 @@ fn geometry(
 
 fn naive(g: &Geometry, x: &[f32]) -> Vec<f32> {
     let mut out = Vec::new();
-    for b in 0..g.batches as i64 {
-        for oy in 0..g.out_h as i64 {
-            for ox in 0..g.out_w as i64 {
-                for ch in 0..g.channels as i64 {
-                    let y0 = oy * i64::from(g.stride_h) - i64::from(g.pad_h);
-                    let x0 = ox * i64::from(g.stride_w) - i64::from(g.pad_w);
-                    let (fys, fye) = ((-y0).max(0), i64::from(g.f_h).min(i64::from(g.in_h) - y0));
-                    let (fxs, fxe) = ((-x0).max(0), i64::from(g.f_w).min(i64::from(g.in_w) - x0));
+    for b in 0..g.window.batches as i64 {
+        for oy in 0..g.window.out_h as i64 {
+            for ox in 0..g.window.out_w as i64 {
+                for ch in 0..g.window.channels as i64 {
+                    let y0 = oy * i64::from(g.window.stride_h) - i64::from(g.window.pad_h);
+                    let x0 = ox * i64::from(g.window.stride_w) - i64::from(g.window.pad_w);
+                    let (fys, fye) = ((-y0).max(0), i64::from(g.window.f_h).min(i64::from(g.window.in_h) - y0));
+                    let (fxs, fxe) = ((-x0).max(0), i64::from(g.window.f_w).min(i64::from(g.window.in_w) - x0));
                     let (mut sum, mut count) = (0.0f32, 0);
                     for fy in fys..fye {
                         for fx in fxs..fxe {
-                            let i = ((b * i64::from(g.in_h) + y0 + fy) * i64::from(g.in_w) + x0 + fx)
-                                * i64::from(g.channels)
+                            let i = ((b * i64::from(g.window.in_h) + y0 + fy) * i64::from(g.window.in_w) + x0 + fx)
+                                * i64::from(g.window.channels)
                                 + ch;
                             let v = x[i as usize];
                             sum += v * v;
@@ -83,7 +85,7 @@ proptest! {
         }
         let n = (shape.0 * shape.1 * shape.2 * shape.3) as usize;
         let x: Vec<f32> = (0..n).map(|i| ((i as u32).wrapping_mul(2_654_435_761) ^ seed) as f32 / 1e9 - 2.0).collect();
-        let mut got = vec![f32::NAN; (g.batches * g.out_h * g.out_w * g.channels) as usize];
+        let mut got = vec![f32::NAN; (g.window.batches * g.window.out_h * g.window.out_w * g.window.channels) as usize];
         l2_pool(&g, &x, &mut got).unwrap();
         prop_assert_eq!(got, naive(&g, &x));
     }

@@ -15,15 +15,9 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use super::{
-    Dims, Geometry, KernelError, Requant, SHORT, Window, Windows, at, check_requant, clamp,
+    Dims, Geometry, KernelError, Requant, SHORT, Window, Windows, at, check_requant, chunk, clamp,
     dot_f32, dot_i8, gather, requant_row, take, take_mut,
 };
-
-/// `s[o..o + N]` as an array, or the short-tensor error.
-#[inline(always)]
-fn chunk<T, const N: usize>(s: &[T], o: usize) -> Result<&[T; N], KernelError> {
-    s.get(o..).and_then(<[T]>::first_chunk::<N>).ok_or(SHORT)
-}
 
 /// Sixteen int8 values widened to sixteen int16 lanes.
 #[inline]
@@ -870,17 +864,34 @@ pub(crate) unsafe fn depthwise_f32(
             // SAFETY: AVX2 is enabled for this function.
             unsafe { finish_f32(s, bv, g, y8.try_into().map_err(|_| SHORT)?) };
         }
-        // The channels past the last block of eight, as the portable body.
-        for c in done..d.out_c {
-            let mut a = 0.0;
-            for &(r, t) in taps {
-                let o = base + r;
-                let x = *input.get(o + c / dm).ok_or(SHORT)?;
-                a += x * *filter.get(t * d.out_c + c).ok_or(SHORT)?;
-            }
-            let bv = bias.and_then(|b| b.get(c)).copied().unwrap_or(0.0);
-            *y.get_mut(c).ok_or(SHORT)? = clamp(a + bv, g.lo, g.hi);
+        dw_f32_tail(g, d.out_c, dm, done, input, filter, bias, taps, base, y)?;
+    }
+    Ok(())
+}
+
+/// A float depthwise pixel's channels from `from` on (past the last block of eight), as the
+/// portable body sums them: taps at `base + r`, channel `c` reading input channel `c / dm`.
+#[allow(clippy::too_many_arguments)]
+fn dw_f32_tail(
+    g: &Geometry,
+    out_c: usize,
+    dm: usize,
+    from: usize,
+    input: &[f32],
+    filter: &[f32],
+    bias: Option<&[f32]>,
+    taps: &[(usize, usize)],
+    base: usize,
+    y: &mut [f32],
+) -> Result<(), KernelError> {
+    for c in from..out_c {
+        let mut a = 0.0;
+        for &(r, t) in taps {
+            let x = *input.get(base + r + c / dm).ok_or(SHORT)?;
+            a += x * *filter.get(t * out_c + c).ok_or(SHORT)?;
         }
+        let bv = bias.and_then(|b| b.get(c)).copied().unwrap_or(0.0);
+        *y.get_mut(c).ok_or(SHORT)? = clamp(a + bv, g.lo, g.hi);
     }
     Ok(())
 }
@@ -936,17 +947,8 @@ unsafe fn depthwise_f32_tile(
             unsafe { finish_f32(*s, bv, g, y8.try_into().map_err(|_| SHORT)?) };
         }
     }
-    // The channels past the last block of eight, as the portable body.
-    for (i, &o) in bases.iter().enumerate() {
-        for c in done..d.out_c {
-            let mut a = 0.0;
-            for &(r, t) in taps {
-                let x = *input.get(o + r + c).ok_or(SHORT)?;
-                a += x * *filter.get(t * d.out_c + c).ok_or(SHORT)?;
-            }
-            let bv = bias.and_then(|b| b.get(c)).copied().unwrap_or(0.0);
-            *y.get_mut(i * d.out_c + c).ok_or(SHORT)? = clamp(a + bv, g.lo, g.hi);
-        }
+    for (&o, y) in bases.iter().zip(y.chunks_exact_mut(d.out_c.max(1))) {
+        dw_f32_tail(g, d.out_c, 1, done, input, filter, bias, taps, o, y)?;
     }
     Ok(())
 }

@@ -142,8 +142,7 @@ fn drive(
     // A 1x1 filter with stride 1 and no padding: output pixel p reads input pixel p, so the
     // rows are consecutive slices of the input, with no window to walk.
     if direct && g.stride_h == 1 && g.stride_w == 1 {
-        let rows_in = input.chunks_exact(row);
-        if rows_in.len() * d.out_c != out.len() {
+        if input.len() / row * d.out_c != out.len() {
             return Err(SHORT);
         }
         for (xs, y) in input
