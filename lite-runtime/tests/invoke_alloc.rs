@@ -3,6 +3,10 @@
 //! a global counting allocator over every fixture model the interpreter runs. (Only
 //! `Interpreter::required` may, with `std`: its temporary plan table.)
 //!
+//! With `Options::threads` above one, set-up starts the pool's threads (which allocates);
+//! after that, invokes allocate nothing, on any thread, counted the same way over the models
+//! whose kernels split their work.
+//!
 //! One test in this binary, so nothing else allocates while it counts.
 
 use std::path::PathBuf;
@@ -64,4 +68,42 @@ fn setup_inputs_and_invoke_allocate_nothing() {
             "{name}: {made} allocations in set-up, inputs and 5 invokes (and 5 profiled)"
         );
     }
+    for name in THREADED {
+        let bytes = std::fs::read(dir.join(format!("{name}.tflite"))).expect("fixture");
+        let model = Model::load(&bytes).expect("fixture loads");
+        let options = Options {
+            threads: 3,
+            ..Options::default()
+        };
+        let needed = Interpreter::required(&model, &AllOps, &options).unwrap();
+        let mut arena = vec![0u8; needed];
+        let mut nanos = vec![0u64; model.subgraph(0).map_or(0, |g| g.operators().len())];
+        let mut it = Interpreter::new(model, &AllOps, &mut arena, &options).unwrap();
+        assert_eq!(it.threads(), 3);
+        it.invoke().unwrap_or_else(|e| panic!("{name}: {e}"));
+        let before = allocations();
+        for _ in 0..5 {
+            for i in 0..it.input_count() {
+                it.input_bytes_mut(i).unwrap().fill(1);
+            }
+            it.invoke().unwrap_or_else(|e| panic!("{name}: {e}"));
+            it.invoke_profiled(&mut OpTimes::new(&mut nanos))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+        let made = allocations() - before;
+        assert_eq!(
+            made, 0,
+            "{name}: {made} allocations in 10 invokes on 3 threads"
+        );
+    }
 }
+
+/// Models whose convolutions and FULLY_CONNECTED layers are large enough to be split over
+/// threads.
+const THREADED: &[&str] = &[
+    "image_float",
+    "image_int8",
+    "kws_int8",
+    "kws_int16",
+    "int8_dense",
+];

@@ -53,6 +53,14 @@ pub fn command() -> Command {
             .value_parser(numbers::seconds)
             .help("how long to time (default 2)")
     };
+    let threads = || {
+        Arg::new("threads")
+            .long("threads")
+            .value_name("N")
+            .default_value("1")
+            .value_parser(clap::value_parser!(u16).range(1..=64))
+            .help("threads that run the large kernels, this one included (default 1)")
+    };
     Command::new("model")
         .about("TensorFlow Lite models: inspect, run, bench, profile")
         .subcommand_required(true)
@@ -69,6 +77,7 @@ pub fn command() -> Command {
                 .about("Runs the model on .npy inputs and writes out{j}.npy per output")
                 .arg(model())
                 .arg(input())
+                .arg(threads())
                 .arg(
                     Arg::new("output-dir")
                         .long("output-dir")
@@ -82,6 +91,7 @@ pub fn command() -> Command {
                 .about("Microseconds per invoke (median of timed rounds)")
                 .arg(model())
                 .arg(input())
+                .arg(threads())
                 .arg(seconds()),
         )
         .subcommand(
@@ -92,8 +102,21 @@ pub fn command() -> Command {
                 )
                 .arg(model())
                 .arg(input())
+                .arg(threads())
                 .arg(seconds()),
         )
+}
+
+/// The interpreter's options for a command's arguments (`--threads`).
+pub(crate) fn options(a: &ArgMatches) -> Options {
+    Options {
+        threads: a
+            .try_get_one::<u16>("threads")
+            .ok()
+            .flatten()
+            .map_or(1, |&n| usize::from(n)),
+        ..Options::default()
+    }
 }
 
 /// Runs `tessera model ...`.
@@ -138,13 +161,14 @@ fn inspect(path: &Path, out: &mut Out) -> Result<(), Failure> {
 pub(crate) struct Session<'m> {
     arena: Vec<u8>,
     model: Model<'m>,
+    options: Options,
 }
 
 impl<'m> Session<'m> {
     /// The arena `model` needs with every kernel, checked against the memory budget.
-    pub(crate) fn new(path: &Path, model: Model<'m>) -> Result<Self, Failure> {
-        let needed = Interpreter::required(&model, &AllOps, &Options::default())
-            .map_err(|e| Failure::file(path, e))?;
+    pub(crate) fn new(path: &Path, model: Model<'m>, options: Options) -> Result<Self, Failure> {
+        let needed =
+            Interpreter::required(&model, &AllOps, &options).map_err(|e| Failure::file(path, e))?;
         if needed as u64 > MemoryBudget::DEFAULT.bytes() {
             return Err(Failure::file(
                 path,
@@ -156,12 +180,16 @@ impl<'m> Session<'m> {
             .try_reserve_exact(needed)
             .map_err(|_| Failure::file(path, format!("no memory for {needed} arena bytes")))?;
         arena.resize(needed, 0);
-        Ok(Self { arena, model })
+        Ok(Self {
+            arena,
+            model,
+            options,
+        })
     }
 
     /// The model set up over the arena.
     pub(crate) fn interpreter(&mut self, path: &Path) -> Result<Interpreter<'m, '_>, Failure> {
-        Interpreter::new(self.model, &AllOps, &mut self.arena, &Options::default())
+        Interpreter::new(self.model, &AllOps, &mut self.arena, &self.options)
             .map_err(|e| Failure::file(path, e))
     }
 }
@@ -337,7 +365,7 @@ fn run_model(a: &ArgMatches, out: &mut Out) -> Result<(), Failure> {
     let path = path(a);
     let bytes = ModelBytes::read(path)?;
     let model = load(path, &bytes)?;
-    let mut session = Session::new(path, model)?;
+    let mut session = Session::new(path, model, options(a))?;
     let mut it = session.interpreter(path)?;
     set_inputs(a, &mut it, path)?;
     let start = Instant::now();
@@ -387,7 +415,7 @@ fn bench(a: &ArgMatches, out: &mut Out) -> Result<(), Failure> {
     // Loading (the whole file checked) and set-up (plan, records, constants, kernels'
     // init), each timed over repeats for at least 100 ms.
     let load_us = repeat_us(|| Model::load(bytes.bytes()).map(|m| m.version()).is_ok());
-    let mut session = Session::new(path, model)?;
+    let mut session = Session::new(path, model, options(a))?;
     let setup_us = {
         let s = &mut session;
         repeat_us(|| s.interpreter(path).map(|it| it.arena_used_bytes()).is_ok())

@@ -135,7 +135,11 @@ pub fn run(m: &ArgMatches, out: &mut Out) -> Result<(), Failure> {
     let table = demo_table(DEMO_VOCAB, dim).map_err(|e| too_big(&e))?;
     // The CTR model, run by tessera's interpreter over one arena allocated here.
     let model = load(model_file.path, &model_bytes)?;
-    let mut session = Session::new(model_file.path, model)?;
+    let mut session = Session::new(
+        model_file.path,
+        model,
+        tessera_lite::interpreter::Options::default(),
+    )?;
     let it = session.interpreter(model_file.path)?;
     let arena_used = it.arena_used_bytes();
     let mut predictor = Predictor::new(it).map_err(|e| Failure::file(model_file.path, e))?;

@@ -21,7 +21,7 @@ pub fn profile(a: &ArgMatches, out: &mut Out) -> Result<(), Failure> {
     let seconds = a.get_one::<f64>("seconds").copied().unwrap_or(2.0);
     let bytes = ModelBytes::read(path)?;
     let model = load(path, &bytes)?;
-    let mut session = Session::new(path, model)?;
+    let mut session = Session::new(path, model, crate::model::options(a))?;
     let mut it = session.interpreter(path)?;
     set_inputs(a, &mut it, path)?;
     let ops = it.operator_count();

@@ -115,11 +115,20 @@ impl Interpreter<'_, '_> {
         // image) costs more than zeroing a few more slots per operator.
         let cuts = n_out + usize::from(rec.scratch_bytes > 0) + state_cuts(&rec, inputs, records);
         let model = self.model.bytes();
+        #[cfg(feature = "std")]
+        let workers: &dyn super::Workers = match &self.pool {
+            Some(pool) => pool,
+            None => &super::Inline,
+        };
+        #[cfg(not(feature = "std"))]
+        let workers = ();
         if cuts <= 2 && !cfg!(target_os = "none") {
-            split_and_eval::<2, 3>(&rec, kernel, records, inputs, outputs, self.data, model)
+            split_and_eval::<2, 3>(
+                &rec, kernel, records, inputs, outputs, self.data, model, workers,
+            )
         } else {
             split_and_eval::<CUTS, { CUTS + 1 }>(
-                &rec, kernel, records, inputs, outputs, self.data, model,
+                &rec, kernel, records, inputs, outputs, self.data, model, workers,
             )
         }
         .map_err(fail)
@@ -136,6 +145,8 @@ fn split_and_eval<const N: usize, const P: usize>(
     outputs: &[i32],
     data: &mut [u8],
     model: &[u8],
+    #[cfg(feature = "std")] workers: &dyn super::Workers,
+    #[cfg(not(feature = "std"))] _: (),
 ) -> Result<(), KernelError> {
     let n_out = outputs.len();
     if n_out > N {
@@ -280,6 +291,8 @@ fn split_and_eval<const N: usize, const P: usize>(
             #[cfg(feature = "state")]
             variables: &variables[..n_variables],
             model,
+            #[cfg(feature = "std")]
+            workers,
         };
         (kernel.eval)(&mut ctx)?;
     }

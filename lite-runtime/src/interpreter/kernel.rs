@@ -135,6 +135,10 @@ pub struct Prepare<'m> {
     /// persistent bytes filled at the first invoke: the `state` feature).
     #[cfg(feature = "state")]
     pub(crate) pack: bool,
+    /// [`Options::threads`](super::Options::threads): how many parts kernels may split
+    /// their work into, each with its own scratch.
+    #[cfg(feature = "std")]
+    pub(crate) threads: usize,
 }
 
 impl<'m> Prepare<'m> {
@@ -152,6 +156,16 @@ impl<'m> Prepare<'m> {
         return self.pack;
         #[cfg(not(feature = "state"))]
         false
+    }
+
+    /// Threads the interpreter runs kernels' work on ([`Options::threads`](super::Options::threads);
+    /// 1 without `std`): a kernel that splits its work asks for one scratch per thread.
+    #[must_use]
+    pub fn threads(&self) -> usize {
+        #[cfg(feature = "std")]
+        return self.threads.max(1);
+        #[cfg(not(feature = "std"))]
+        1
     }
 
     /// Whether tensor `t` of the graph is the output of a DEQUANTIZE of a constant: its
@@ -425,6 +439,9 @@ pub struct Eval<'e> {
     #[cfg(feature = "state")]
     pub(crate) variables: &'e [(usize, Writable<'e>)],
     pub(crate) model: &'e [u8],
+    /// The interpreter's threads, or the caller's alone.
+    #[cfg(feature = "std")]
+    pub(crate) workers: &'e dyn super::Workers,
 }
 
 const BAD_BYTES: KernelError = KernelError::Mismatch {
@@ -432,6 +449,15 @@ const BAD_BYTES: KernelError = KernelError::Mismatch {
 };
 
 impl<'e> Eval<'e> {
+    /// The threads that may run this kernel's work ([`Options::threads`](super::Options::threads)):
+    /// split outputs into [`Parts`](super::Parts), one per thread, and run them with
+    /// [`Workers::run`](super::Workers::run).
+    #[cfg(feature = "std")]
+    #[must_use]
+    pub fn workers(&self) -> &'e dyn super::Workers {
+        self.workers
+    }
+
     /// The parameters `prepare` stored.
     #[must_use]
     pub fn params<P: FromBytes>(&self) -> P {

@@ -51,6 +51,8 @@ mod resolver;
 mod setup;
 #[cfg(all(test, feature = "std"))]
 mod tests;
+#[cfg(feature = "std")]
+mod workers;
 
 pub use error::{ErrorKind, InterpreterError, KernelError};
 pub use graphs::MAX_GRAPHS;
@@ -60,6 +62,8 @@ pub use kernel::{Desc, Eval, Init, InitFn, Kernel, MAX_INPUTS, MAX_OUTPUTS, Prep
 pub use profile::{OpTimes, Profiler};
 pub use record::{MAX_DIMS, PARAMS_BYTES, Shape, dtype_of};
 pub use resolver::{AllOps, CustomKernel, MutableOpResolver, OpResolver};
+#[cfg(feature = "std")]
+pub use workers::{Inline, MAX_PARTS, Parts, Task, Workers};
 
 use tessera_core::plan::{Lifetime, PlanBuffer};
 use tessera_core::strings::{TfliteEncodeError, TfliteStrings, encode_tflite};
@@ -101,6 +105,12 @@ pub struct Options {
     /// weights' size again in the arena). Off (the default without `std`, as firmware builds
     /// it), kernels read the weights where they lie.
     pub pack_weights: bool,
+    /// Threads that run the large kernels (convolutions, matrix products), the caller's
+    /// included, with `std`: a pool of `threads - 1` started with the interpreter and kept
+    /// for its life, so that `invoke` allocates nothing. Each kernel splits its outputs, not
+    /// its sums: results are identical for any number. Default 1 (no pool); ignored without
+    /// `std`. More threads than the machine's free cores only adds waiting.
+    pub threads: usize,
 }
 
 impl Default for Options {
@@ -112,6 +122,7 @@ impl Default for Options {
             max_loop_iterations: 1_000_000,
             fold_constants: true,
             pack_weights: cfg!(feature = "std"),
+            threads: 1,
         }
     }
 }
@@ -134,6 +145,9 @@ pub struct Interpreter<'m, 'a> {
     used: usize,
     #[cfg(feature = "control-flow")]
     max_loop_iterations: u32,
+    /// The pool of [`Options::threads`] above one.
+    #[cfg(feature = "std")]
+    pool: Option<workers::Pool>,
 }
 
 /// Tensors, operators and operand-table entries: where the header's tables end. (`u32`:
@@ -390,11 +404,25 @@ impl<'m, 'a> Interpreter<'m, 'a> {
             used: start + total,
             #[cfg(feature = "control-flow")]
             max_loop_iterations: options.max_loop_iterations,
+            #[cfg(feature = "std")]
+            pool: (options.threads > 1).then(|| workers::Pool::new(options.threads)),
         };
         this.copy_constants()?;
         this.empty_string_inputs();
         this.run_inits()?;
         Ok(this)
+    }
+
+    /// Threads that run kernels' work (the caller's included): [`Options::threads`], less any
+    /// the system would not start; 1 without `std`.
+    #[must_use]
+    pub fn threads(&self) -> usize {
+        #[cfg(feature = "std")]
+        {
+            self.pool.as_ref().map_or(1, Workers::threads)
+        }
+        #[cfg(not(feature = "std"))]
+        1
     }
 
     pub(crate) fn records(&self) -> &[TensorRecord] {
@@ -519,6 +547,8 @@ impl<'m, 'a> Interpreter<'m, 'a> {
 
     /// Runs the `init` of each operator of `graph`, whose records start at `ops`.
     fn run_graph_inits(&mut self, graph: Subgraph<'m>, ops: usize) -> Result<(), InterpreterError> {
+        #[cfg(feature = "std")]
+        let threads = self.threads();
         for (j, operator) in graph.operators().iter().enumerate() {
             let rec = self.op_record(ops + j);
             let kernel = self.kernel(j, &rec)?;
@@ -546,6 +576,8 @@ impl<'m, 'a> Interpreter<'m, 'a> {
                     // `init` reads what `prepare` recorded in the parameters.
                     #[cfg(feature = "state")]
                     pack: false,
+                    #[cfg(feature = "std")]
+                    threads,
                 },
                 persistent,
             };

@@ -312,6 +312,7 @@ pub(crate) fn prepare(
     kernel: &Kernel,
     j: usize,
     #[cfg(feature = "state")] pack: bool,
+    #[cfg(feature = "std")] threads: usize,
 ) -> Result<Requests, InterpreterError> {
     let operator = graph
         .operators()
@@ -324,6 +325,8 @@ pub(crate) fn prepare(
         requests: Requests::NONE,
         #[cfg(feature = "state")]
         pack,
+        #[cfg(feature = "std")]
+        threads,
     };
     (kernel.prepare)(&mut ctx).map_err(|e| InterpreterError::at_op(ErrorKind::Kernel(e), j, op))?;
     Ok(ctx.requests)
@@ -485,7 +488,9 @@ pub(crate) fn measure(
                     kernel,
                     j,
                     #[cfg(feature = "state")]
-                    options.pack_weights
+                    options.pack_weights,
+                    #[cfg(feature = "std")]
+                    options.threads
                 )
             )?;
             #[cfg(feature = "control-flow")]

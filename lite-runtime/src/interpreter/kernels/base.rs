@@ -22,4 +22,5 @@ pub(crate) mod sparsity;
 pub(crate) mod strided;
 pub(crate) mod table;
 pub(crate) mod tensors;
+pub(crate) mod threads;
 pub(crate) mod window;

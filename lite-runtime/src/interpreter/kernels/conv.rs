@@ -33,6 +33,7 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 #[cfg(test)]
 pub(crate) mod cases;
+mod bands;
 mod compute;
 use compute::*;
 
@@ -262,13 +263,8 @@ impl Geometry {
         4 * self.channel_words() * self.out_c as usize
     }
 
-    /// Scratch bytes `eval` uses: the int8 / uint8 bias ([`bias_bytes`](Self::bias_bytes)),
-    /// then an im2col patch (CONV_2D) or per-channel accumulators (DEPTHWISE_CONV_2D).
-    fn scratch_bytes(&self) -> usize {
-        self.bias_bytes() + self.work_bytes()
-    }
-
-    /// Scratch bytes after the bias.
+    /// Scratch bytes `eval` uses after the int8 / uint8 bias ([`bias_bytes`](Self::bias_bytes)),
+    /// per thread: an im2col patch (CONV_2D) or per-channel accumulators (DEPTHWISE_CONV_2D).
     fn work_bytes(&self) -> usize {
         let c = self.out_c as usize;
         if self.depthwise != 0 {
@@ -494,10 +490,16 @@ fn prepare<const KINDS: u32>(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         channel_params::<KINDS>(&Operands::of(ctx)?, &g, |_, _, _| {})?;
     }
     let mut params = g.params();
-    let (mut persistent, mut scratch) = (g.persistent_bytes(), g.scratch_bytes());
+    // One set of work bytes per thread (`bands`).
+    let threads = ctx.threads();
+    let (mut persistent, mut scratch) = (
+        g.persistent_bytes(),
+        g.bias_bytes() + bands::per_band(g.work_bytes(), threads) * threads,
+    );
     if let Some(bytes) = packing(ctx, &g) {
         params.packed = 1;
-        (persistent, scratch) = (bytes, 4 * packed::patch_len(&g));
+        // One set of patches per thread.
+        (persistent, scratch) = (bytes, 4 * packed::patch_len(&g) * ctx.threads());
     }
     ctx.request_persistent(persistent);
     ctx.request_scratch(scratch);
@@ -648,6 +650,20 @@ fn eval<const KINDS: u32, const SHAPES: u32>(ctx: &mut Eval<'_>) -> Result<(), K
         None
     };
     let row = g.row();
+    let threads = bands::threads(ctx);
+    // Multiply-adds per output value, for whether to split.
+    let taps = if g.depthwise != 0 {
+        g.f_h as usize * g.f_w as usize
+    } else {
+        row
+    };
+    let oc = g.out_c as usize;
+    let work_bytes = g.work_bytes();
+    // Each band's scratch (with one thread, the whole work region).
+    let per = bands::per_band(work_bytes, super::base::threads::count(threads));
+    let short = KernelError::Mismatch {
+        what: "scratch smaller than asked",
+    };
     match (g.kind, g.depthwise != 0) {
         (kind::FLOAT, dw) if runs(kind::FLOAT, dw) => {
             let input = ctx.input::<f32>(0)?;
@@ -658,13 +674,14 @@ fn eval<const KINDS: u32, const SHAPES: u32>(ctx: &mut Eval<'_>) -> Result<(), K
                 None
             };
             let out = ctx.output::<f32>(0)?;
-            if dw {
-                let acc = scratch_of::<f32>(ctx.scratch(), g.out_c as usize)?;
-                depthwise_f32(&g, input, filter, bias, out, acc)
-            } else {
-                let patch = scratch_of::<f32>(ctx.scratch(), g.row())?;
-                conv_f32(&g, input, filter, bias, out, patch)
-            }
+            let work = out.len().saturating_mul(taps);
+            bands::in_bands(threads, &g, input, out, ctx.scratch(), per, work, &|g, x, y, s| {
+                if dw {
+                    depthwise_f32(g, x, filter, bias, y, scratch_of::<f32>(s, oc)?)
+                } else {
+                    conv_f32(g, x, filter, bias, y, scratch_of::<f32>(s, row)?)
+                }
+            })
         }
         (kind::INT8, dw) if runs(kind::INT8, dw) => {
             let input = ctx.input::<i8>(0)?;
@@ -679,18 +696,17 @@ fn eval<const KINDS: u32, const SHAPES: u32>(ctx: &mut Eval<'_>) -> Result<(), K
                 Some(folded_bias(b, g.input_offset, r))
             })?;
             let q = Requant { mult, shift, bias };
-            if dw {
-                let acc = scratch_of::<i32>(work, g.out_c as usize)?;
-                depthwise_i8(&g, input, filter, &q, out, acc)
-            } else {
-                let oc = g.out_c as usize;
-                let (acc, patch) = work.split_at_mut_checked(4 * oc).ok_or(KernelError::Mismatch {
-                    what: "scratch smaller than asked",
-                })?;
-                let acc = scratch_of::<i32>(acc, oc)?;
-                let patch = scratch_of::<i8>(patch, g.row())?;
-                conv_i8(&g, input, filter, &q, out, patch, acc)
-            }
+            let macs = out.len().saturating_mul(taps);
+            bands::in_bands(threads, &g, input, out, work, per, macs, &|g, x, y, s| {
+                if dw {
+                    depthwise_i8(g, x, filter, &q, y, scratch_of::<i32>(s, oc)?)
+                } else {
+                    let (acc, patch) = s.split_at_mut_checked(4 * oc).ok_or(short)?;
+                    let acc = scratch_of::<i32>(acc, oc)?;
+                    let patch = scratch_of::<i8>(patch, row)?;
+                    conv_i8(g, x, filter, &q, y, patch, acc)
+                }
+            })
         }
         (kind::UINT8, dw) if runs(kind::UINT8, dw) => {
             let input = ctx.input::<u8>(0)?;
@@ -705,13 +721,14 @@ fn eval<const KINDS: u32, const SHAPES: u32>(ctx: &mut Eval<'_>) -> Result<(), K
                 Some(folded_bias_u8(b, g.input_offset, g.weights_offset, r))
             })?;
             let q = Requant { mult, shift, bias };
-            if dw {
-                let acc = scratch_of::<i32>(work, g.out_c as usize)?;
-                depthwise_u8(&g, input, filter, &q, out, acc)
-            } else {
-                let patch = scratch_of::<u8>(work, g.row())?;
-                conv_u8(&g, input, filter, &q, out, patch)
-            }
+            let macs = out.len().saturating_mul(taps);
+            bands::in_bands(threads, &g, input, out, work, per, macs, &|g, x, y, s| {
+                if dw {
+                    depthwise_u8(g, x, filter, &q, y, scratch_of::<i32>(s, oc)?)
+                } else {
+                    conv_u8(g, x, filter, &q, y, scratch_of::<u8>(s, row)?)
+                }
+            })
         }
         (k @ (kind::INT16 | kind::INT16_BIAS32), dw) if runs(k, dw) => {
             let input = ctx.input::<i16>(0)?;
@@ -728,15 +745,16 @@ fn eval<const KINDS: u32, const SHAPES: u32>(ctx: &mut Eval<'_>) -> Result<(), K
                 (true, _) => Bias::Narrow(ctx.input::<i32>(2)?),
             };
             let out = ctx.output::<i16>(0)?;
-            if dw {
-                let acc = scratch_of::<i64>(ctx.scratch(), g.out_c as usize)?;
-                depthwise_i16(&g, input, filter, &q, bias, out, acc)
-            } else {
-                // No patch where the windows are inside the image (`scratch_bytes`).
-                let n = if g.windows_inside() { 0 } else { g.row() };
-                let patch = scratch_of::<i16>(ctx.scratch(), n)?;
-                conv_i16(&g, input, filter, &q, bias, out, patch)
-            }
+            let macs = out.len().saturating_mul(taps);
+            bands::in_bands(threads, &g, input, out, ctx.scratch(), per, macs, &|g, x, y, s| {
+                if dw {
+                    depthwise_i16(g, x, filter, &q, bias, y, scratch_of::<i64>(s, oc)?)
+                } else {
+                    // No patch where the windows are inside the image (`work_bytes`).
+                    let n = if g.windows_inside() { 0 } else { g.row() };
+                    conv_i16(g, x, filter, &q, bias, y, scratch_of::<i16>(s, n)?)
+                }
+            })
         }
         _ => Err(KernelError::Unsupported {
             what: "convolution kind",
@@ -766,9 +784,37 @@ fn eval_packed(ctx: &mut Eval<'_>, g: &Geometry) -> Result<(), KernelError> {
     } else {
         None
     };
-    let out = ctx.output::<f32>(0)?;
-    let patches = scratch_of::<f32>(ctx.scratch(), packed::patch_len(g))?;
-    packed::conv_packed_f32(g, input, panels, bias, out, patches)
+    let per_part = packed::patch_len(g);
+    #[cfg(feature = "std")]
+    {
+        let workers = ctx.workers();
+        let out = ctx.output::<f32>(0)?;
+        let scratch = ctx.scratch();
+        let threads = match per_part {
+            0 => workers.threads(),
+            n => scratch.len() / 4 / n,
+        };
+        let patches = scratch_of::<f32>(scratch, per_part * threads)?;
+        let oc = (g.out_c as usize).max(1);
+        let work = out.len().saturating_mul(row);
+        crate::interpreter::workers::split(
+            workers,
+            out,
+            packed::TILE * oc,
+            patches,
+            per_part,
+            work,
+            &|first, out, patches| {
+                packed::conv_packed_part(g, input, panels, bias, first / oc, out, patches)
+            },
+        )
+    }
+    #[cfg(not(feature = "std"))]
+    {
+        let out = ctx.output::<f32>(0)?;
+        let patches = scratch_of::<f32>(ctx.scratch(), per_part)?;
+        packed::conv_packed_f32(g, input, panels, bias, out, patches)
+    }
 }
 
 /// The scratch split into the int8 / uint8 per-channel bias and the bytes after it.

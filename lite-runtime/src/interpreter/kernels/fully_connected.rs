@@ -13,6 +13,7 @@ use super::base::check;
 use super::base::fused::{clamp, float_range};
 use super::base::math;
 use super::base::sparsity::SparseFormat;
+use super::base::threads;
 use crate::interpreter::{Desc, Eval, Init, Kernel, KernelError, Prepare};
 use crate::model::{BuiltinOperator, FullyConnectedOptions, TensorType};
 use zerocopy::{FromBytes, FromZeros, Immutable, IntoBytes, KnownLayout};
@@ -187,8 +188,11 @@ fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
     let input = input.get(..batches * depth).ok_or(short)?;
     let weights = weights.get(..units * depth).ok_or(short)?;
     let out = out.get_mut(..batches * units).ok_or(short)?;
-    for (x, y) in input.chunks_exact(depth).zip(out.chunks_exact_mut(units)) {
-        for (u, (w, y)) in weights.chunks_exact(depth).zip(y.iter_mut()).enumerate() {
+    let work = out.len().saturating_mul(depth);
+    threads::by_rows(threads::threads(ctx), out, units, work, &|b, u0, ys| {
+        let x = input.get(b * depth..(b + 1) * depth).ok_or(short)?;
+        let ws = weights.get(u0 * depth..).ok_or(short)?;
+        for (u, (w, y)) in (u0..).zip(ws.chunks_exact(depth).zip(ys.iter_mut())) {
             // Eight lanes, as LiteRT's optimized kernels and XNNPACK reorder the sum.
             let mut acc = math::dot(x, w);
             if let Some(bias) = bias {
@@ -196,8 +200,8 @@ fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
             }
             *y = clamp(acc, p.lo, p.hi);
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 fn eval_sparse(ctx: &mut Eval<'_>, p: &Params) -> Result<(), KernelError> {

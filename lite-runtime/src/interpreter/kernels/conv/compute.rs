@@ -137,12 +137,25 @@ struct Windows {
 
 impl Windows {
     fn new(g: &Geometry) -> Result<Self, KernelError> {
+        Self::from(g, 0)
+    }
+
+    /// The output pixels from pixel `first` (batch-major, then row, then column) on: the
+    /// part of an output one thread computes.
+    fn from(g: &Geometry, first: usize) -> Result<Self, KernelError> {
+        let d = Dims::of(g)?;
+        let plane = d.out_h * d.out_w;
+        let at = if plane == 0 {
+            (d.batches, 0, 0)
+        } else {
+            (first / plane, first % plane / d.out_w, first % d.out_w)
+        };
         let mut w = Self {
-            d: Dims::of(g)?,
+            d,
             strides: (i64::from(g.stride_h), i64::from(g.stride_w)),
             dils: (i64::from(g.dil_h), i64::from(g.dil_w)),
             pads: (i64::from(g.pad_h), i64::from(g.pad_w)),
-            at: (0, 0, 0),
+            at,
             row: (0, (0, 0)),
         };
         w.start_row();

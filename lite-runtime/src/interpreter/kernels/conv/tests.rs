@@ -32,6 +32,26 @@ impl Rng {
 
 use super::cases::{Case, Limits, geometry_of};
 
+/// The convolution split into bands of output rows over three threads (`bands::in_bands`,
+/// whatever its size), each band with `per` scratch bytes: `body` as `eval` calls it.
+fn banded<X: Sync, Y: Send + Clone + Default>(
+    g: &Geometry,
+    x: &[X],
+    n_out: usize,
+    per: usize,
+    body: &(dyn Fn(&Geometry, &[X], &mut [Y], &mut [u8]) -> Result<(), KernelError> + Sync),
+) -> Vec<Y> {
+    static POOL: std::sync::OnceLock<crate::interpreter::workers::Pool> = std::sync::OnceLock::new();
+    let pool = POOL.get_or_init(|| crate::interpreter::workers::Pool::new(3));
+    let per = bands::per_band(per, 3);
+    let mut out = vec![Y::default(); n_out];
+    // 16-byte aligned scratch, as the arena's.
+    let mut scratch = vec![0u128; (3 * per).div_ceil(16)];
+    let bytes = &mut scratch.as_mut_bytes()[..3 * per];
+    bands::in_bands(pool, g, x, &mut out, bytes, per, usize::MAX, body).unwrap();
+    out
+}
+
 fn case() -> impl Strategy<Value = Case> {
     super::cases::case(Limits {
         side: 9,
@@ -138,6 +158,9 @@ proptest! {
         let mut portable = vec![f32::NAN; no];
         conv_f32_impl(&g, &x, &w, bias_opt, &mut portable, &mut patch).unwrap();
         prop_assert_eq!(&got, &portable);
+        let row = g.row();
+        let bands = banded(&g, &x, no, 4 * row, &|g, x, y, s| conv_f32(g, x, &w, bias_opt, y, scratch_of(s, row)?));
+        prop_assert!(bands.iter().zip(&got).all(|(a, b)| a.to_bits() == b.to_bits()));
         let mut want = vec![0.0f32; no];
         let total = Cell::new(0.0f32);
         let row = g.row();
@@ -171,6 +194,11 @@ proptest! {
         let mut portable = vec![f32::NAN; no];
         depthwise_f32_impl(&g, &x, &w, bias.then_some(&bv[..]), &mut portable, &mut acc).unwrap();
         prop_assert_eq!(&got, &portable);
+        let oc = g.out_c as usize;
+        let bands = banded(&g, &x, no, 4 * oc, &|g, x, y, s| {
+            depthwise_f32(g, x, &w, bias.then_some(&bv[..]), y, scratch_of(s, oc)?)
+        });
+        prop_assert!(bands.iter().zip(&got).all(|(a, b)| a.to_bits() == b.to_bits()));
         let mut want = vec![0.0f32; no];
         let total = Cell::new(0.0f32);
         let dm = g.depth_mult as usize;
@@ -208,6 +236,12 @@ proptest! {
         let mut portable = vec![0i8; no];
         conv_i8_impl(&g, &x, &w, &q, &mut portable, &mut patch, &mut acc).unwrap();
         prop_assert_eq!(&got, &portable);
+        let oc = g.out_c as usize;
+        let bands = banded(&g, &x, no, 4 * oc + row, &|g, x, y, s| {
+            let (acc, patch) = s.split_at_mut(4 * oc);
+            conv_i8(g, x, &w, &q, y, scratch_of(patch, row)?, scratch_of(acc, oc)?)
+        });
+        prop_assert_eq!(&bands, &got);
         let mut want = vec![0i8; no];
         let acc = Cell::new(0i32);
         naive_walk(&g, |b, _, _, oc, fy, fx, iy, ix| {
@@ -251,6 +285,9 @@ proptest! {
         let mut portable = vec![0i8; no];
         depthwise_i8_impl(&g, &x, &w, &q, &mut portable, &mut scratch).unwrap();
         prop_assert_eq!(&got, &portable);
+        let oc = g.out_c as usize;
+        let bands = banded(&g, &x, no, 4 * oc, &|g, x, y, s| depthwise_i8(g, x, &w, &q, y, scratch_of(s, oc)?));
+        prop_assert_eq!(&bands, &got);
         let mut want = vec![0i8; no];
         let acc = Cell::new(0i32);
         let dm = g.depth_mult as usize;
@@ -292,6 +329,10 @@ proptest! {
             let mut portable = vec![0i16; no];
             depthwise_i16_impl(&g, &x, &w, &q, bias, &mut portable, &mut acc).unwrap();
             prop_assert_eq!(&got, &portable);
+            let bands = banded(&g, &x, no, 8 * oc_n, &|g, x, y, s| {
+                depthwise_i16(g, x, &w, &q, bias, y, scratch_of(s, oc_n)?)
+            });
+            prop_assert_eq!(&bands, &got);
         } else {
             // As eval: no patch where every window is inside the image.
             let mut patch = vec![0i16; if g.windows_inside() { 0 } else { g.row() }];
@@ -299,6 +340,12 @@ proptest! {
             let mut portable = vec![0i16; no];
             conv_i16_impl(&g, &x, &w, &q, bias, &mut portable, &mut patch).unwrap();
             prop_assert_eq!(&got, &portable);
+            let per = if g.windows_inside() { 0 } else { 2 * g.row() };
+            let bands = banded(&g, &x, no, per, &|g, x, y, s| {
+                let n = if g.windows_inside() { 0 } else { g.row() };
+                conv_i16(g, x, &w, &q, bias, y, scratch_of(s, n)?)
+            });
+            prop_assert_eq!(&bands, &got);
         }
         let mut want = vec![0i16; no];
         let acc = Cell::new(0i64);

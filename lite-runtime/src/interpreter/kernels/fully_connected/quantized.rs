@@ -32,6 +32,7 @@
 
 use super::super::base::check;
 use super::super::base::quant;
+use super::super::base::threads::{self, Threads};
 use super::sparse_weights::{self, Plan, RowIndex};
 use crate::interpreter::{Desc, Eval, Init, KernelError, Prepare};
 use crate::model::{FullyConnectedOptions, TensorType};
@@ -703,24 +704,28 @@ const SHORT: KernelError = KernelError::Mismatch {
 /// unit's constant and the requantization.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn dense<X: Copy + Into<i64>, W: Copy + Into<i64>, Y>(
+fn dense<X: Copy + Into<i64> + Sync, W: Copy + Into<i64> + Sync, Y: Send>(
+    threads: Threads<'_>,
     p: &Params,
     input: &[X],
     weights: &[W],
     table: &[u8],
     bias: Option<&[u8]>,
     out: &mut [Y],
-    dot: impl Fn(&[X], &[W]) -> i64,
-    narrow: impl Fn(i32) -> Y,
+    dot: impl Fn(&[X], &[W]) -> i64 + Sync,
+    narrow: impl Fn(i32) -> Y + Sync,
 ) -> Result<(), KernelError> {
     let table = Table::of(p, table)?;
     let (batches, depth, units) = (p.batches as usize, p.depth as usize, p.units as usize);
     let input = input.get(..batches * depth).ok_or(SHORT)?;
     let out = out.get_mut(..batches * units).ok_or(SHORT)?;
     let acc32 = p.has(flag::ACC32);
-    for (x, y) in input.chunks_exact(depth).zip(out.chunks_exact_mut(units)) {
+    let work = out.len().saturating_mul(depth);
+    threads::by_rows(threads, out, units, work, &|b, n0, ys| {
+        let x = input.get(b * depth..(b + 1) * depth).ok_or(SHORT)?;
         let xsum = i64::from(p.weights_offset) * x.iter().map(|&v| v.into()).sum::<i64>();
-        for (n, (w, y)) in weights.chunks_exact(depth).zip(y.iter_mut()).enumerate() {
+        let ws = weights.get(n0 * depth..).ok_or(SHORT)?;
+        for (n, (w, y)) in (n0..).zip(ws.chunks_exact(depth).zip(ys.iter_mut())) {
             let (scale, c) = match table.unit(n)? {
                 (scale, Some(c)) => (scale, c),
                 (scale, None) => (scale, unfolded(p, w, bias, n)?),
@@ -728,8 +733,8 @@ fn dense<X: Copy + Into<i64>, W: Copy + Into<i64>, Y>(
             let acc = dot(x, w) + xsum + c;
             *y = narrow(requantize(acc, acc32, scale, p.output_offset, p.lo, p.hi));
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// The dense per-unit table in its three layouts, read through one accessor so that
@@ -865,6 +870,7 @@ pub(super) fn eval<const FULL: bool>(ctx: &mut Eval<'_>) -> Result<(), KernelErr
         return eval_sparse(ctx, &p);
     }
     let (depth, units) = (p.depth as usize, p.units as usize);
+    let threads = threads::threads(ctx);
     let table = ctx.persistent().get(..dense_table_bytes(&p)).ok_or(TABLE)?;
     let bias = if !p.has(flag::FOLDED) && p.has(flag::BIAS) {
         Some(ctx.input_bytes(2)?)
@@ -876,18 +882,18 @@ pub(super) fn eval<const FULL: bool>(ctx: &mut Eval<'_>) -> Result<(), KernelErr
         let input = ctx.input::<u8>(0)?;
         let out = ctx.output::<u8>(0)?;
         let dot = |x: &[u8], w: &[u8]| i64::from(dot_u8(x, w));
-        return dense(&p, input, weights, table, bias, out, dot, |v| v as u8);
+        return dense(threads, &p, input, weights, table, bias, out, dot, |v| v as u8);
     }
     let weights = ctx.input::<i8>(1)?.get(..units * depth).ok_or(SHORT)?;
     if !p.has(flag::WIDE) {
         let input = ctx.input::<i8>(0)?;
         let out = ctx.output::<i8>(0)?;
         let dot = |x: &[i8], w: &[i8]| i64::from(dot8(x, w));
-        dense(&p, input, weights, table, bias, out, dot, |v| v as i8)
+        dense(threads, &p, input, weights, table, bias, out, dot, |v| v as i8)
     } else {
         let input = ctx.input::<i16>(0)?;
         let out = ctx.output::<i16>(0)?;
-        dense(&p, input, weights, table, bias, out, dot16, |v| v as i16)
+        dense(threads, &p, input, weights, table, bias, out, dot16, |v| v as i16)
     }
 }
 

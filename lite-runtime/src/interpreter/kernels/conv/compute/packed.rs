@@ -71,6 +71,7 @@ pub(crate) fn pack(
 /// The convolution over `packed` weights: `out[p][o] = clamp(bias[o] + sum_k x_p[k] w[o][k])`,
 /// `x_p` output pixel `p`'s row (in place, or gathered into `patches`, [`patch_len`] values):
 /// the AVX2 tiles where the CPU has AVX2, else the portable ones.
+#[cfg(any(test, not(feature = "std")))]
 pub(crate) fn conv_packed_f32(
     g: &Geometry,
     input: &[f32],
@@ -79,12 +80,33 @@ pub(crate) fn conv_packed_f32(
     out: &mut [f32],
     patches: &mut [f32],
 ) -> Result<(), KernelError> {
+    conv_packed_part(g, input, packed, bias, 0, out, patches)
+}
+
+/// [`conv_packed_f32`] for the output pixels from `first` on, as many as `out` holds (whole
+/// pixels): one thread's part.
+pub(crate) fn conv_packed_part(
+    g: &Geometry,
+    input: &[f32],
+    packed: &[f32],
+    bias: Option<&[f32]>,
+    first: usize,
+    out: &mut [f32],
+    patches: &mut [f32],
+) -> Result<(), KernelError> {
+    let part = Part { first, out };
     #[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86")))]
     if std::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, the feature the body is compiled for.
-        return unsafe { conv_packed_avx2(g, input, packed, bias, out, patches) };
+        return unsafe { conv_packed_avx2(g, input, packed, bias, part, patches) };
     }
-    drive(g, input, packed, bias, out, patches, tile_portable)
+    drive(g, input, packed, bias, part, patches, tile_portable)
+}
+
+/// The output pixels a call computes: from pixel `first`, as many as `out` holds.
+struct Part<'o> {
+    first: usize,
+    out: &'o mut [f32],
 }
 
 /// [`conv_packed_f32`] with the AVX2 tiles, compiled with AVX2 so that the tiles inline.
@@ -98,24 +120,24 @@ unsafe fn conv_packed_avx2(
     input: &[f32],
     packed: &[f32],
     bias: Option<&[f32]>,
-    out: &mut [f32],
+    part: Part<'_>,
     patches: &mut [f32],
 ) -> Result<(), KernelError> {
-    drive(g, input, packed, bias, out, patches, |g, rows, packed, bias, y| {
+    drive(g, input, packed, bias, part, patches, |g, rows, packed, bias, y| {
         // SAFETY: this function's caller checked that the CPU has AVX2.
         unsafe { tile_avx2(g, rows, packed, bias, y) }
     })
 }
 
-/// The tiles of the output in order: up to [`TILE`] pixels' rows (in place or gathered),
-/// then `tile` over them and every panel.
+/// The tiles of the part's pixels in order: up to [`TILE`] pixels' rows (in place or
+/// gathered), then `tile` over them and every panel.
 #[inline(always)]
 fn drive(
     g: &Geometry,
     input: &[f32],
     packed: &[f32],
     bias: Option<&[f32]>,
-    out: &mut [f32],
+    part: Part<'_>,
     patches: &mut [f32],
     tile: impl Fn(&Geometry, [&[f32]; TILE], &[f32], Option<&[f32]>, &mut [f32]) -> Result<(), KernelError>,
 ) -> Result<(), KernelError> {
@@ -123,7 +145,15 @@ fn drive(
     let row = g.row();
     let input = take(input, d.input_len())?;
     let packed = take(packed, packed_len(d.out_c, row).ok_or(SHORT)?)?;
-    let out = take_mut(out, d.output_len())?;
+    let Part { first, out } = part;
+    // The part lies in the output, in whole pixels.
+    let whole = first
+        .checked_mul(d.out_c)
+        .and_then(|s| s.checked_add(out.len()))
+        .is_some_and(|end| end <= d.output_len());
+    if !whole || out.len() % d.out_c.max(1) != 0 {
+        return Err(SHORT);
+    }
     if let Some(b) = bias {
         take(b, d.out_c)?;
     }
@@ -142,9 +172,13 @@ fn drive(
     // A 1x1 filter with stride 1 and no padding: output pixel p reads input pixel p, so the
     // rows are consecutive slices of the input, with no window to walk.
     if direct && g.stride_h == 1 && g.stride_w == 1 {
-        if input.len() / row * d.out_c != out.len() {
+        if input.len() / row * d.out_c != d.output_len() {
             return Err(SHORT);
         }
+        let pixels = out.len() / d.out_c;
+        let input = input
+            .get(first * row..(first + pixels) * row)
+            .ok_or(SHORT)?;
         for (xs, y) in input
             .chunks(TILE * row)
             .zip(out.chunks_mut(TILE * d.out_c))
@@ -155,7 +189,7 @@ fn drive(
         }
         return Ok(());
     }
-    let mut windows = Windows::new(g)?;
+    let mut windows = Windows::from(g, first)?.take(out.len() / d.out_c);
     let mut p = 0;
     loop {
         let mut rows: [&[f32]; TILE] = [&[]; TILE];

@@ -25,6 +25,12 @@ fn floats(seed: u64, n: usize) -> std::vec::Vec<f32> {
         .collect()
 }
 
+/// One pool for every case.
+fn three_threads() -> &'static crate::interpreter::workers::Pool {
+    static POOL: std::sync::OnceLock<crate::interpreter::workers::Pool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| crate::interpreter::workers::Pool::new(3))
+}
+
 fn check(c: &Case, bias: bool, clamp: bool) -> Result<(), TestCaseError> {
     let mut g = geometry_of(c, false, kind::FLOAT);
     (g.lo, g.hi) = if clamp { (-3.0, 3.0) } else { (f32::NEG_INFINITY, f32::INFINITY) };
@@ -42,6 +48,16 @@ fn check(c: &Case, bias: bool, clamp: bool) -> Result<(), TestCaseError> {
     let mut patches = std::vec![f32::NAN; patch_len(&g)];
     let mut chosen = std::vec![f32::NAN; n_out];
     conv_packed_f32(&g, &x, &packed, b, &mut chosen, &mut patches).unwrap();
+    // Split over three threads, in parts of whole tiles as the kernel splits it: the same bits.
+    let pool = three_threads();
+    let mut split = std::vec![f32::NAN; n_out];
+    let mut patches3 = std::vec![f32::NAN; 3 * patch_len(&g)];
+    let unit = TILE * oc.max(1);
+    crate::interpreter::workers::split(pool, &mut split, unit, &mut patches3, patch_len(&g), usize::MAX, &|first, out, patches| {
+        conv_packed_part(&g, &x, &packed, b, first / oc.max(1), out, patches)
+    })
+    .unwrap();
+    prop_assert!(split.iter().zip(&chosen).all(|(a, b)| a.to_bits() == b.to_bits()));
     // The portable tile alone, on every tile of a 1x1 case read in place.
     let mut portable = std::vec![f32::NAN; n_out];
     if in_place(&g) && row > 0 {
