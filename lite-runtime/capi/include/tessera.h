@@ -491,6 +491,18 @@ enum TesseraStatus tessera_model_arena_size(const uint8_t *model,
                                             size_t *arena_size,
                                             struct TesseraError *err);
 
+// [`tessera_model_arena_size`] for an interpreter of `threads` threads
+// ([`tessera_interpreter_init_threads`]): each thread's scratch counted.
+//
+// # Safety
+// As [`tessera_model_arena_size`].
+enum TesseraStatus tessera_model_arena_size_threads(const uint8_t *model,
+                                                    size_t model_len,
+                                                    size_t string_bytes,
+                                                    size_t threads,
+                                                    size_t *arena_size,
+                                                    struct TesseraError *err);
+
 // Sets up an interpreter in `interp` (memory of [`tessera_interpreter_size`] bytes, aligned
 // to [`tessera_interpreter_align`]) for the model, over the arena. The model and the arena
 // must outlive the interpreter and not move. On failure `interp` holds nothing. An arena of
@@ -509,6 +521,23 @@ enum TesseraStatus tessera_interpreter_init(struct TesseraInterpreter *interp,
                                             size_t arena_len,
                                             size_t string_bytes,
                                             struct TesseraError *err);
+
+// [`tessera_interpreter_init`] with `threads` threads running the large kernels
+// (convolutions, FULLY_CONNECTED), the caller's included: a pool of `threads - 1` started
+// here and stopped by [`tessera_interpreter_deinit`]. 0 or 1: none; at most 64. Results are
+// identical for any number; size the arena with [`tessera_model_arena_size_threads`] for the
+// same count.
+//
+// # Safety
+// As [`tessera_interpreter_init`].
+enum TesseraStatus tessera_interpreter_init_threads(struct TesseraInterpreter *interp,
+                                                    const uint8_t *model,
+                                                    size_t model_len,
+                                                    uint8_t *arena,
+                                                    size_t arena_len,
+                                                    size_t string_bytes,
+                                                    size_t threads,
+                                                    struct TesseraError *err);
 
 // Ends the interpreter's use of the model and arena (nothing to free: the caller owns all
 // the memory). `interp` may then be reused or freed.

@@ -170,11 +170,15 @@ pub extern "C" fn tessera_interpreter_align() -> usize {
     align_of::<Interp>()
 }
 
-fn options(string_bytes: usize) -> Options {
+/// The most threads an interpreter of the C library runs.
+const MAX_THREADS: usize = 64;
+
+fn options(string_bytes: usize, threads: usize) -> Options {
     let mut o = Options::default();
     if string_bytes > 0 {
         o.string_bytes = string_bytes;
     }
+    o.threads = threads.clamp(1, MAX_THREADS);
     o
 }
 
@@ -189,6 +193,24 @@ pub unsafe extern "C" fn tessera_model_arena_size(
     model: *const u8,
     model_len: usize,
     string_bytes: usize,
+    arena_size: *mut usize,
+    err: *mut TesseraError,
+) -> TesseraStatus {
+    // SAFETY: the caller's contract is this function's.
+    unsafe { tessera_model_arena_size_threads(model, model_len, string_bytes, 1, arena_size, err) }
+}
+
+/// [`tessera_model_arena_size`] for an interpreter of `threads` threads
+/// ([`tessera_interpreter_init_threads`]): each thread's scratch counted.
+///
+/// # Safety
+/// As [`tessera_model_arena_size`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn tessera_model_arena_size_threads(
+    model: *const u8,
+    model_len: usize,
+    string_bytes: usize,
+    threads: usize,
     arena_size: *mut usize,
     err: *mut TesseraError,
 ) -> TesseraStatus {
@@ -208,7 +230,7 @@ pub unsafe extern "C" fn tessera_model_arena_size(
             return s;
         }
     };
-    let options = options(string_bytes);
+    let options = options(string_bytes, threads);
     let required = Interpreter::plan_entries(&model, &options).and_then(|entries| {
         let mut plan = vec![PlanBuffer::new(0, 1, Lifetime::ALWAYS); entries];
         Interpreter::required_with(&model, &CapiOps, &options, &mut plan)
@@ -249,6 +271,41 @@ pub unsafe extern "C" fn tessera_interpreter_init(
     string_bytes: usize,
     err: *mut TesseraError,
 ) -> TesseraStatus {
+    // SAFETY: the caller's contract is this function's.
+    unsafe {
+        tessera_interpreter_init_threads(
+            interp,
+            model,
+            model_len,
+            arena,
+            arena_len,
+            string_bytes,
+            1,
+            err,
+        )
+    }
+}
+
+/// [`tessera_interpreter_init`] with `threads` threads running the large kernels
+/// (convolutions, FULLY_CONNECTED), the caller's included: a pool of `threads - 1` started
+/// here and stopped by [`tessera_interpreter_deinit`]. 0 or 1: none; at most 64. Results are
+/// identical for any number; size the arena with [`tessera_model_arena_size_threads`] for the
+/// same count.
+///
+/// # Safety
+/// As [`tessera_interpreter_init`].
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn tessera_interpreter_init_threads(
+    interp: *mut TesseraInterpreter,
+    model: *const u8,
+    model_len: usize,
+    arena: *mut u8,
+    arena_len: usize,
+    string_bytes: usize,
+    threads: usize,
+    err: *mut TesseraError,
+) -> TesseraStatus {
     if interp.is_null() || (arena.is_null() && arena_len > 0) {
         return TesseraStatus::TESSERA_NULL_ARGUMENT;
     }
@@ -282,7 +339,7 @@ pub unsafe extern "C" fn tessera_interpreter_init(
             return s;
         }
     };
-    match Interpreter::new(model, &CapiOps, arena, &options(string_bytes)) {
+    match Interpreter::new(model, &CapiOps, arena, &options(string_bytes, threads)) {
         Ok(it) => {
             // SAFETY: checked non-null and aligned; writable for its size (caller contract).
             unsafe { interp.cast::<Interp>().write(it) };

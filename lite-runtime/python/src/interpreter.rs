@@ -123,8 +123,9 @@ type Named = Vec<(String, usize)>;
 /// A model in tessera's interpreter, with the methods of LiteRT's `Interpreter`.
 ///
 /// `model_path` or `model_content` (bytes) gives the model, checked in full when it is
-/// loaded. `num_threads` is accepted for LiteRT's signature: tessera runs on the calling
-/// thread, whatever the value. `custom_ops` names the custom-operator packs the model may
+/// loaded. `num_threads` threads run the large kernels (convolutions, FULLY_CONNECTED), the
+/// calling one included, as LiteRT's `num_threads`: 1 by default, `None` or -1 also 1, at most
+/// 64; results are identical for any number. `custom_ops` names the custom-operator packs the model may
 /// use (`"signal"`, `"circular-buffer"`, `"detection"`, `"mediapipe"`; default every one).
 /// `string_bytes` is the arena's budget per string tensor that is not a constant;
 /// `memory_budget` the most bytes the model's copy and its arena may each take (4 GiB by
@@ -523,9 +524,19 @@ impl PyInterpreter {
         };
         let budget = tessera_data::buffers::MemoryBudget::new(memory_budget);
         let owned = Owned::load(&bytes, packs, budget).map_err(|e| owned_error(&e))?;
+        let threads = match num_threads {
+            None | Some(-1) => 1,
+            Some(n @ 1..=64) => n as usize,
+            Some(n) => {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "num_threads: {n} (give 1 to 64, or -1 for the default, 1)"
+                )));
+            }
+        };
         let options = Options {
             string_bytes,
             subgraph,
+            threads,
             ..Options::default()
         };
         let this = Self {
@@ -539,7 +550,7 @@ impl PyInterpreter {
         Ok(this)
     }
 
-    /// The `num_threads` given (tessera runs on the calling thread whatever it is).
+    /// The `num_threads` given.
     #[getter]
     fn num_threads(&self) -> i64 {
         self.num_threads

@@ -134,11 +134,21 @@ def test_custom_op_packs_are_selectable() -> None:
         tessera.Interpreter(model_path=path, custom_ops=["no-such-pack"])
 
 
-def test_num_threads_is_accepted() -> None:
-    it = tessera.Interpreter(model_path=str(MODELS / "kws_int8.tflite"), num_threads=4)
-    assert it.num_threads == 4
-    it.allocate_tensors()
-    it.invoke()
+def test_num_threads_give_the_same_outputs() -> None:
+    outputs = []
+    for n in (1, 2, 4, -1):
+        it = tessera.Interpreter(model_path=str(MODELS / "image_float.tflite"), num_threads=n)
+        assert it.num_threads == n
+        it.allocate_tensors()
+        d = it.get_input_details()[0]
+        x = np.linspace(-1.0, 1.0, int(np.prod(d["shape"])), dtype=np.float32).reshape(d["shape"])
+        it.set_tensor(d["index"], x)
+        it.invoke()
+        outputs.append(it.get_tensor(it.get_output_details()[0]["index"]).tobytes())
+    assert all(o == outputs[0] for o in outputs)
+    for bad in (0, -2, 65):
+        with pytest.raises(ValueError, match="num_threads"):
+            tessera.Interpreter(model_path=str(MODELS / "kws_int8.tflite"), num_threads=bad)
 
 
 def test_strings_in_and_out() -> None:

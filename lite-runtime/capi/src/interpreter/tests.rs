@@ -176,3 +176,68 @@ fn a_string_model_set_up_fed_and_run_through_the_abi() {
         assert_eq!(st, S::TESSERA_BAD_ARGUMENT);
     }
 }
+
+/// `image_float` through the ABI with `threads` threads: its output's bytes.
+fn image_output(threads: usize) -> vec::Vec<u8> {
+    const IMAGE: &[u8] = include_bytes!("../../../../tests/fixtures/models/image_float.tflite");
+    let mut err = blank();
+    let mut arena_len = 0usize;
+    // SAFETY: the model bytes, the out-parameters and the error are live locals.
+    let st = unsafe {
+        tessera_model_arena_size_threads(
+            IMAGE.as_ptr(),
+            IMAGE.len(),
+            0,
+            threads,
+            &mut arena_len,
+            &mut err,
+        )
+    };
+    assert_eq!(st, S::TESSERA_OK);
+    let mut arena = vec![0u8; arena_len];
+    let mut memory = vec![0u64; tessera_interpreter_size().div_ceil(8)];
+    let it = memory.as_mut_ptr().cast::<TesseraInterpreter>();
+    // SAFETY: `it` is writable for the interpreter's size, aligned; model and arena outlive
+    // it; every other pointer is a live local; `it` is deinitialised once, at the end.
+    unsafe {
+        let st = tessera_interpreter_init_threads(
+            it,
+            IMAGE.as_ptr(),
+            IMAGE.len(),
+            arena.as_mut_ptr(),
+            arena.len(),
+            0,
+            threads,
+            &mut err,
+        );
+        assert_eq!(st, S::TESSERA_OK);
+        let (mut data, mut len) = (core::ptr::null_mut(), 0usize);
+        assert_eq!(
+            tessera_interpreter_input_data(it, 0, &mut data, &mut len),
+            S::TESSERA_OK
+        );
+        for k in 0..len / 4 {
+            let v = (k % 97) as f32 / 48.0 - 1.0;
+            data.add(4 * k).cast::<f32>().write_unaligned(v);
+        }
+        assert_eq!(tessera_interpreter_invoke(it, &mut err), S::TESSERA_OK);
+        let (mut out, mut n) = (core::ptr::null(), 0usize);
+        assert_eq!(
+            tessera_interpreter_output_data(it, 0, &mut out, &mut n),
+            S::TESSERA_OK
+        );
+        let bytes = core::slice::from_raw_parts(out, n).to_vec();
+        tessera_interpreter_deinit(it);
+        bytes
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore)] // a whole image network: minutes under Miri
+fn threads_through_the_abi_give_the_same_bytes() {
+    let one = image_output(1);
+    assert!(!one.is_empty());
+    for threads in [0, 2, 3, 1000] {
+        assert_eq!(image_output(threads), one, "{threads} threads");
+    }
+}
