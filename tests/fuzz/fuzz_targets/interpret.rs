@@ -32,6 +32,9 @@ fuzz_target!(|data: &[u8]| {
         // or recomputed (the low four bits of head[1] size the string chunks below).
         pack_weights: head[1] & 0x10 != 0,
         fold_constants: head[1] & 0x20 != 0,
+        // One thread or three: the scratch each thread gets, and the split of kernels whose
+        // work is large enough.
+        threads: if head[1] & 0x40 != 0 { 3 } else { 1 },
         ..Options::default()
     };
     let Ok(needed) = Interpreter::required(&model, &AllOps, &options) else {
