@@ -25,6 +25,42 @@ pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
     ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7))
 }
 
+/// [`dot`] of `a` with four rows at once, each result the same bits as `dot(a, row)`: `a`'s
+/// values are loaded once for the four rows, and the four sets of lanes are independent sums
+/// (the matrix products' register blocking). Rows are read up to `a`'s length.
+#[inline(always)]
+#[must_use]
+pub(crate) fn dot4(a: &[f32], rows: [&[f32]; 4]) -> [f32; 4] {
+    let m = rows.iter().fold(a.len(), |m, r| m.min(r.len()));
+    let [r0, r1, r2, r3] = rows.map(|r| r.get(..m).unwrap_or_default());
+    let a = a.get(..m).unwrap_or_default();
+    let mut lanes = [[0.0f32; 8]; 4];
+    let chunks = a
+        .chunks_exact(8)
+        .zip(r0.chunks_exact(8))
+        .zip(r1.chunks_exact(8))
+        .zip(r2.chunks_exact(8))
+        .zip(r3.chunks_exact(8));
+    for ((((x, w0), w1), w2), w3) in chunks {
+        for (l, w) in lanes.iter_mut().zip([w0, w1, w2, w3]) {
+            for ((l, &x), &w) in l.iter_mut().zip(x).zip(w) {
+                *l += x * w;
+            }
+        }
+    }
+    let tail = m / 8 * 8;
+    for (l, r) in lanes.iter_mut().zip([r0, r1, r2, r3]) {
+        let (ra, rb) = (
+            a.get(tail..).unwrap_or_default(),
+            r.get(tail..).unwrap_or_default(),
+        );
+        for ((l, &x), &w) in l.iter_mut().zip(ra).zip(rb) {
+            *l += x * w;
+        }
+    }
+    lanes.map(|[a0, a1, a2, a3, a4, a5, a6, a7]| ((a0 + a4) + (a2 + a6)) + ((a1 + a5) + (a3 + a7)))
+}
+
 /// `exp(x)` in f32, branch-free so that loops over slices vectorize (as LiteRT's Eigen
 /// kernels do): Cephes' `expf` (range reduction by `ln 2` in two parts, a degree-5
 /// polynomial), within 2 ulp of the true value over the normal range; `+inf` past

@@ -243,21 +243,7 @@ fn matmul_acc<T: Copy + Into<i32>>(
         let xv = &x[b * cols..b * cols + cols];
         for r in 0..rows {
             let row = &w[r * cols..r * cols + cols];
-            let mut acc = bias.map_or(0, |v| v[r]);
-            match offset16 {
-                Some(o16) => {
-                    for (&a, &c) in xv.iter().zip(row) {
-                        let v = i16::from(a) + o16;
-                        acc = acc.wrapping_add(i32::from(v) * i32::from(i16::from(c)));
-                    }
-                }
-                None => {
-                    for (&a, &c) in xv.iter().zip(row) {
-                        let v = i32::from(a).wrapping_add(offset);
-                        acc = acc.wrapping_add(v.wrapping_mul(i32::from(c)));
-                    }
-                }
-            }
+            let acc = bias.map_or(0, |v| v[r]).wrapping_add(dot(xv, row, offset, offset16));
             let o = &mut out[b * rows + r];
             let v = mbqm(acc, mul[0], mul[1])
                 .wrapping_add(zp)
@@ -267,6 +253,48 @@ fn matmul_acc<T: Copy + Into<i32>>(
         }
     }
     Ok(())
+}
+
+/// `sum (x + offset) w` in wrapping 32-bit arithmetic (any order: the same integers), in
+/// 16-bit products where `x + offset` fits (`offset16`), compiled for AVX2 where the CPU has it
+/// (twice SSE2's lanes).
+fn dot(x: &[i8], w: &[i8], offset: i32, offset16: Option<i16>) -> i32 {
+    #[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86")))]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, the feature the copy is compiled for.
+        return unsafe { dot_avx2(x, w, offset, offset16) };
+    }
+    dot_portable(x, w, offset, offset16)
+}
+
+/// [`dot_portable`] compiled for AVX2.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86")))]
+#[target_feature(enable = "avx2")]
+unsafe fn dot_avx2(x: &[i8], w: &[i8], offset: i32, offset16: Option<i16>) -> i32 {
+    dot_portable(x, w, offset, offset16)
+}
+
+#[inline(always)]
+fn dot_portable(x: &[i8], w: &[i8], offset: i32, offset16: Option<i16>) -> i32 {
+    let mut acc = 0i32;
+    match offset16 {
+        Some(o16) => {
+            for (&a, &c) in x.iter().zip(w) {
+                let v = i16::from(a) + o16;
+                acc = acc.wrapping_add(i32::from(v) * i32::from(i16::from(c)));
+            }
+        }
+        None => {
+            for (&a, &c) in x.iter().zip(w) {
+                let v = i32::from(a).wrapping_add(offset);
+                acc = acc.wrapping_add(v.wrapping_mul(i32::from(c)));
+            }
+        }
+    }
+    acc
 }
 
 const I16: (i32, i32) = (i16::MIN as i32, i16::MAX as i32);

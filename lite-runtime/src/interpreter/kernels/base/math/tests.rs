@@ -67,3 +67,29 @@ proptest! {
         prop_assert!((f64::from(tanh(small)) - want).abs() <= want.abs() * 2e-6 + 1e-30, "tanh({})", small);
     }
 }
+
+proptest! {
+    #![proptest_config(cases())]
+
+    /// Four rows at once give each row's `dot`, bit for bit.
+    #[test]
+    fn dot4_is_four_dots(
+        n in 0usize..70,
+        seed in any::<u64>(),
+    ) {
+        let mut s = seed | 1;
+        let mut next = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s % 4001) as f32 / 1000.0 - 2.0
+        };
+        let a: std::vec::Vec<f32> = (0..n).map(|_| next()).collect();
+        let rows: std::vec::Vec<std::vec::Vec<f32>> =
+            (0..4).map(|_| (0..n).map(|_| next()).collect()).collect();
+        let got = dot4(&a, [&rows[0], &rows[1], &rows[2], &rows[3]]);
+        for (g, r) in got.iter().zip(&rows) {
+            prop_assert_eq!(g.to_bits(), dot(&a, r).to_bits());
+        }
+    }
+}
