@@ -165,10 +165,12 @@ fn strings_expected() -> String {
 #[cfg(feature = "streaming")]
 fn streaming_expected() -> String {
     use streaming::{CLASSES, INVOKES};
+    use tessera_lite::model::Model;
     let options = Options::default();
     let (fe_ops, net_ops) = (streaming::front_end_ops(), streaming::network_ops());
-    let fe_model = streaming::front_end().expect("front_end.tflite loads");
-    let net_model = streaming::network().expect("kws_svdf.tflite loads");
+    let fe_model = Model::load(streaming::front_end_bytes()).expect("front_end.tflite loads");
+    let net_model = Model::load(streaming::network_bytes()).expect("kws_svdf.tflite loads");
+    let seals = (fe_model.seal(), net_model.seal());
     let fe_bytes = Interpreter::required(&fe_model, &fe_ops, &options).expect("front end sets up");
     let net_bytes = Interpreter::required(&net_model, &net_ops, &options).expect("network sets up");
     let (mut fe_arena, mut net_arena) = (vec![0u8; fe_bytes], vec![0u8; net_bytes]);
@@ -198,7 +200,11 @@ fn streaming_expected() -> String {
     };
     let host: Vec<String> = scores.iter().flatten().map(|v| v.to_string()).collect();
     format!(
-        "/// The front end's arena (`Interpreter::required`, on the host).\n\
+        "/// The front end's seal: it passed `Model::load` here, on the host.\n\
+         pub const STREAM_FRONT_END_SEAL: tessera_lite::model::Seal = tessera_lite::model::{};\n\
+         /// The keyword network's seal.\n\
+         pub const STREAM_NETWORK_SEAL: tessera_lite::model::Seal = tessera_lite::model::{};\n\
+         /// The front end's arena (`Interpreter::required`, on the host).\n\
          pub const STREAM_FRONT_END_ARENA: usize = {fe_bytes};\n\
          /// The network's arena.\n\
          pub const STREAM_NETWORK_ARENA: usize = {net_bytes};\n\
@@ -214,6 +220,8 @@ fn streaming_expected() -> String {
          pub const STREAM_REF_SCORES: [[i16; {CLASSES}]; {INVOKES}] = [{}];\n\
          /// The scores of TensorFlow Lite Micro's Python interpreter (`kws_svdf.tflm_out0.npy`).\n\
          pub const STREAM_TFLM_SCORES: [[i16; {CLASSES}]; {INVOKES}] = [{}];\n",
+        seals.0,
+        seals.1,
         o.blocks,
         o.features_digest,
         rows(&host),

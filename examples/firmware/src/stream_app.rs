@@ -6,6 +6,9 @@
 //! kernels'. TFLM's int8 -> int16 SOFTMAX differs from LiteRT's by 1 in some scores: the scores
 //! must differ from TFLM's in those invokes and no others.
 //!
+//! Both models are loaded by their seals (`Model::load_sealed`): `build.rs` checked them in
+//! full on the host, and the verifier is not linked.
+//!
 //! Instructions per frame: QEMU has no cycle counter, but under `-icount shift=0` (as
 //! `run.sh streaming` runs it) its virtual clock advances exactly 1 ns per instruction, and
 //! SysTick on the processor clock (25 MHz on the mps2-an386) ticks once every 40 ns: ticks
@@ -15,10 +18,12 @@
 use cortex_m::peripheral::SYST;
 use cortex_m::peripheral::syst::SystClkSource;
 use tessera_lite::interpreter::{Interpreter, Options};
+use tessera_lite::model::Model;
 
 use crate::expected::{
-    STREAM_BLOCKS, STREAM_FEATURES_DIGEST, STREAM_FRONT_END_ARENA, STREAM_HOST_SCORES,
-    STREAM_NETWORK_ARENA, STREAM_REF_SCORES, STREAM_TFLM_FEATURES_DIGEST, STREAM_TFLM_SCORES,
+    STREAM_BLOCKS, STREAM_FEATURES_DIGEST, STREAM_FRONT_END_ARENA, STREAM_FRONT_END_SEAL,
+    STREAM_HOST_SCORES, STREAM_NETWORK_ARENA, STREAM_NETWORK_SEAL, STREAM_REF_SCORES,
+    STREAM_TFLM_FEATURES_DIGEST, STREAM_TFLM_SCORES,
 };
 use crate::streaming::{self, CLASSES, INVOKES, StreamError};
 
@@ -92,8 +97,12 @@ fn stream(
     let options = Options::default();
     let (fe_ops, net_ops) = (streaming::front_end_ops(), streaming::network_ops());
     let setup_start = ticks.read();
-    let fe_model = streaming::front_end().map_err(StreamError::Model)?;
-    let net_model = streaming::network().map_err(StreamError::Model)?;
+    // Both models are in the image: recognised by the seals `build.rs` made when it checked
+    // them on the host, not walked again (no verifier linked).
+    let fe_model = Model::load_sealed(streaming::front_end_bytes(), &STREAM_FRONT_END_SEAL)
+        .map_err(StreamError::Model)?;
+    let net_model = Model::load_sealed(streaming::network_bytes(), &STREAM_NETWORK_SEAL)
+        .map_err(StreamError::Model)?;
     let mut fe =
         Interpreter::new(fe_model, &fe_ops, fe_arena, &options).map_err(StreamError::FrontEnd)?;
     let mut net =

@@ -9,7 +9,7 @@
 //! and LiteRT's reference kernels give on the same stream.
 
 use tessera_lite::interpreter::{Interpreter, InterpreterError, MutableOpResolver, kernels};
-use tessera_lite::model::{Model, ModelError};
+use tessera_lite::model::ModelError;
 
 /// Samples per front-end invoke: 10 ms at 16 kHz.
 pub const BLOCK: usize = 160;
@@ -47,14 +47,15 @@ static NETWORK: &Aligned<[u8]> = &Aligned(*include_bytes!(
 /// The clip: 0.6 s of a tone sweep at 16 kHz, mono 16-bit PCM in a `.wav`.
 pub static CLIP: &[u8] = include_bytes!("../../../tests/fixtures/signal/tone_sweep.wav");
 
-/// The front-end model, checked.
-pub fn front_end() -> Result<Model<'static>, ModelError> {
-    Model::load(&FRONT_END.0)
+/// The front-end model's bytes, 16-byte aligned in flash (checked in full on the host by
+/// `build.rs`, which seals them).
+pub fn front_end_bytes() -> &'static [u8] {
+    &FRONT_END.0
 }
 
-/// The keyword network, checked.
-pub fn network() -> Result<Model<'static>, ModelError> {
-    Model::load(&NETWORK.0)
+/// The keyword network's bytes, 16-byte aligned in flash.
+pub fn network_bytes() -> &'static [u8] {
+    &NETWORK.0
 }
 
 /// The front end's kernels: its twelve signal ops and RESHAPE, no others linked.
