@@ -8,6 +8,10 @@ mod job;
 #[path = "src/kws.rs"]
 #[allow(dead_code)]
 mod kws;
+#[cfg(feature = "streaming")]
+#[path = "src/streaming.rs"]
+#[allow(dead_code)]
+mod streaming;
 #[cfg(feature = "heap")]
 #[path = "src/strings_job.rs"]
 #[allow(dead_code)]
@@ -30,6 +34,17 @@ fn main() {
     println!("cargo:rerun-if-changed=../../lite-runtime/cli/demo/ctr_b4.tflite");
     println!("cargo:rerun-if-changed=src/kws.rs");
     println!("cargo:rerun-if-changed=src/strings_job.rs");
+    println!("cargo:rerun-if-changed=src/streaming.rs");
+    for f in [
+        "front_end.tflite",
+        "kws_svdf.tflite",
+        "kws_svdf.ref_out0.npy",
+        "kws_svdf.tflm_out0.npy",
+        "front_end.features.npy",
+        "tone_sweep.wav",
+    ] {
+        println!("cargo:rerun-if-changed=../../tests/fixtures/signal/{f}");
+    }
     for f in [
         "kws_int8.tflite",
         "kws_int8.in0.npy",
@@ -38,9 +53,10 @@ fn main() {
     ] {
         println!("cargo:rerun-if-changed=../../tests/fixtures/models/{f}");
     }
-    // The size-only variants (`framework`, `keyword`, `baseline`) link none of the checked work.
+    // The size-only variants (`framework`, `keyword`, `baseline`) link none of the checked work,
+    // and neither does `streaming`, which runs its own.
     println!("cargo::rustc-check-cfg=cfg(size_only)");
-    if ["FRAMEWORK", "KEYWORD", "BASELINE"]
+    if ["FRAMEWORK", "KEYWORD", "BASELINE", "STREAMING"]
         .iter()
         .any(|f| env::var_os(format!("CARGO_FEATURE_{f}")).is_some())
     {
@@ -79,6 +95,10 @@ fn main() {
     #[cfg(feature = "heap")]
     {
         text += &strings_expected();
+    }
+    #[cfg(feature = "streaming")]
+    {
+        text += &streaming_expected();
     }
     fs::write(out.join("expected.rs"), text).expect("OUT_DIR is writable");
 }
@@ -135,4 +155,87 @@ fn strings_expected() -> String {
          names_bytes: {}, picked_bytes: {}, digest: {:#x} }};\n",
         o.large, o.names_bytes, o.picked_bytes, o.digest
     )
+}
+
+/// The streaming variant's job on the host: its two arenas (`Interpreter::required`), what it
+/// found (the features' digest, every network invoke's scores), and the references made by
+/// `tests/fixtures/signal/make_streaming.py`: the front end's features in TensorFlow Lite
+/// Micro's Python interpreter, the scores of LiteRT's reference kernels and of TFLM's. The
+/// firmware must equal the host, the features TFLM's and the scores LiteRT's, bit for bit.
+#[cfg(feature = "streaming")]
+fn streaming_expected() -> String {
+    use streaming::{CLASSES, INVOKES};
+    use tessera_lite::model::Model;
+    let options = Options::default();
+    let (fe_ops, net_ops) = (streaming::front_end_ops(), streaming::network_ops());
+    let fe_model = Model::load(streaming::front_end_bytes()).expect("front_end.tflite loads");
+    let net_model = Model::load(streaming::network_bytes()).expect("kws_svdf.tflite loads");
+    let seals = (fe_model.seal(), net_model.seal());
+    let fe_bytes = Interpreter::required(&fe_model, &fe_ops, &options).expect("front end sets up");
+    let net_bytes = Interpreter::required(&net_model, &net_ops, &options).expect("network sets up");
+    let (mut fe_arena, mut net_arena) = (vec![0u8; fe_bytes], vec![0u8; net_bytes]);
+    let mut fe = Interpreter::new(fe_model, &fe_ops, &mut fe_arena, &options).expect("front end");
+    let mut net = Interpreter::new(net_model, &net_ops, &mut net_arena, &options).expect("network");
+    let samples = streaming::pcm(streaming::CLIP).expect("tone_sweep.wav is PCM");
+    let mut scores = [[0i16; CLASSES]; INVOKES];
+    let o = streaming::run(samples, &mut fe, &mut net, &mut scores, &mut || 0)
+        .expect("the stream runs on the host");
+    assert_eq!(o.invokes as usize, INVOKES, "network invokes over the clip");
+
+    let dir = "../../tests/fixtures/signal";
+    let features = fs::read(format!("{dir}/front_end.features.npy")).expect("TFLM's features");
+    let tflm_features = streaming::fnv(streaming::FNV_START, npy_data(&features));
+    let scores_of = |name: &str| -> String {
+        let file = fs::read(format!("{dir}/{name}")).expect("a reference");
+        let values: Vec<String> = npy_data(&file)
+            .chunks_exact(2)
+            .map(|b| i16::from_le_bytes([b[0], b[1]]).to_string())
+            .collect();
+        assert_eq!(
+            values.len(),
+            INVOKES * CLASSES,
+            "{name}: one row per invoke"
+        );
+        rows(&values)
+    };
+    let host: Vec<String> = scores.iter().flatten().map(|v| v.to_string()).collect();
+    format!(
+        "/// The front end's seal: it passed `Model::load` here, on the host.\n\
+         pub const STREAM_FRONT_END_SEAL: tessera_lite::model::Seal = tessera_lite::model::{};\n\
+         /// The keyword network's seal.\n\
+         pub const STREAM_NETWORK_SEAL: tessera_lite::model::Seal = tessera_lite::model::{};\n\
+         /// The front end's arena (`Interpreter::required`, on the host).\n\
+         pub const STREAM_FRONT_END_ARENA: usize = {fe_bytes};\n\
+         /// The network's arena.\n\
+         pub const STREAM_NETWORK_ARENA: usize = {net_bytes};\n\
+         /// Blocks the host streamed.\n\
+         pub const STREAM_BLOCKS: u32 = {};\n\
+         /// FNV-1a of every frame of features on the host.\n\
+         pub const STREAM_FEATURES_DIGEST: u32 = {:#x};\n\
+         /// FNV-1a of every frame of features in TensorFlow Lite Micro's Python interpreter.\n\
+         pub const STREAM_TFLM_FEATURES_DIGEST: u32 = {tflm_features:#x};\n\
+         /// Every network invoke's scores on the host.\n\
+         pub const STREAM_HOST_SCORES: [[i16; {CLASSES}]; {INVOKES}] = [{}];\n\
+         /// The scores of LiteRT's reference kernels (`kws_svdf.ref_out0.npy`).\n\
+         pub const STREAM_REF_SCORES: [[i16; {CLASSES}]; {INVOKES}] = [{}];\n\
+         /// The scores of TensorFlow Lite Micro's Python interpreter (`kws_svdf.tflm_out0.npy`).\n\
+         pub const STREAM_TFLM_SCORES: [[i16; {CLASSES}]; {INVOKES}] = [{}];\n",
+        seals.0,
+        seals.1,
+        o.blocks,
+        o.features_digest,
+        rows(&host),
+        scores_of("kws_svdf.ref_out0.npy"),
+        scores_of("kws_svdf.tflm_out0.npy"),
+    )
+}
+
+/// `values` as Rust array rows of the streaming network's classes.
+#[cfg(feature = "streaming")]
+fn rows(values: &[String]) -> String {
+    let rows: Vec<String> = values
+        .chunks(streaming::CLASSES)
+        .map(|r| format!("[{}]", r.join(", ")))
+        .collect();
+    rows.join(", ")
 }

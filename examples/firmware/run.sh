@@ -14,6 +14,9 @@
 #                the same with the model loaded by its seal (made by build.rs on the host):
 #                no verifier linked
 #     baseline   no tessera: the runtime alone, what framework and keyword are measured from
+#     streaming  TFLM's audio front end (signal ops) and an int8 SVDF keyword network over a
+#                clip, 10 ms at a time, against the host, TFLM and LiteRT's reference kernels;
+#                run with -icount shift=0, so that its SysTick counts instructions
 #   Any variant + "+nano-mem" (say framework-sealed+nano-mem): memcpy / memset as byte loops,
 #   for size, as newlib-nano's that TensorFlow Lite Micro's figures link.
 set -euo pipefail
@@ -29,12 +32,13 @@ case "$variant" in
   noheap) features=() ;;
   heap | defmt) features=(--features "$variant") ;;
   # Only what they measure: no CTR job, no model parts the KWS network does not use.
-  framework | keyword | baseline) features=(--no-default-features --features "$variant") ;;
+  framework | keyword | baseline | streaming)
+    features=(--no-default-features --features "$variant") ;;
   framework-sealed | keyword-sealed)
     features=(--no-default-features --features "${variant%-sealed},sealed") ;;
   *)
     echo "unknown variant '$variant' (known: noheap heap defmt framework keyword" \
-      "framework-sealed keyword-sealed baseline)" >&2
+      "framework-sealed keyword-sealed baseline streaming)" >&2
     exit 2
     ;;
 esac
@@ -56,6 +60,9 @@ if command -v size >/dev/null; then
 fi
 qemu=(timeout 120 qemu-system-arm -cpu cortex-m4 -machine mps2-an386 -nographic
   -semihosting-config enable=on,target=native -kernel "$elf")
+# One instruction, one nanosecond of virtual time: the streaming variant's SysTick (25 MHz)
+# then ticks once every 40 instructions, which it prints as instructions per frame.
+[ "$variant" != streaming ] || qemu+=(-icount shift=0)
 if [ "$variant" = defmt ]; then
   # defmt's binary frames arrive on semihosting's stdout, the firmware's text on its stderr:
   # the text is shown as it comes, the frames decoded once the firmware has exited.

@@ -19,7 +19,7 @@ sections() { # VARIANT -> "text rodata data bss"
 echo "| variant | .text | .rodata | .data | .bss |"
 echo "| --- | ---: | ---: | ---: | ---: |"
 # `+nano-mem`: memcpy / memset as byte loops (newlib-nano's choice, which TFLM's figures link).
-for variant in noheap heap defmt baseline keyword-sealed+nano-mem framework-sealed+nano-mem \
+for variant in noheap heap defmt streaming baseline keyword-sealed+nano-mem framework-sealed+nano-mem \
   framework+nano-mem keyword-sealed framework-sealed keyword framework; do
   base=${variant%+nano-mem}
   case "$base" in

@@ -17,7 +17,11 @@
 //! - `baseline`: none of tessera, only the runtime and one printed line, the size that
 //!   `framework` and `keyword` are measured from (as TensorFlow Lite Micro measures its own).
 //!
-//! The last three are "size-only" variants (`cfg(size_only)`, set by `build.rs`). The
+//! - `streaming`: TensorFlow Lite Micro's audio front end (signal ops) and an int8 SVDF keyword
+//!   network over a synthetic clip, 10 ms at a time (`src/stream_app.rs`), checked against the
+//!   host and TensorFlow Lite Micro's Python interpreter, instructions per frame counted.
+//!
+//! The last three, and `streaming` (which runs its own job and not the CTR one), are "size-only" variants (`cfg(size_only)`, set by `build.rs`). The
 //! `sealed` feature (on in `app`; `framework-sealed` and `keyword-sealed` with `run.sh`) loads
 //! the keyword-spotting network by the seal `build.rs` made on the host
 //! (`Model::load_sealed`), so that nothing links the verifier for it. The `nano-mem` feature
@@ -29,14 +33,25 @@
 // The size-only variants measure one thing each: nothing else may be linked beside them.
 #[cfg(any(
     all(
-        any(feature = "framework", feature = "keyword", feature = "baseline"),
+        any(
+            feature = "framework",
+            feature = "keyword",
+            feature = "baseline",
+            feature = "streaming"
+        ),
         any(feature = "heap", feature = "defmt")
+    ),
+    all(
+        feature = "streaming",
+        any(feature = "framework", feature = "keyword", feature = "baseline")
     ),
     all(feature = "framework", feature = "keyword"),
     all(feature = "framework", feature = "baseline"),
     all(feature = "keyword", feature = "baseline"),
 ))]
-compile_error!("the size-only variants (`framework`, `keyword`, `baseline`) build alone");
+compile_error!(
+    "the size-only variants (`framework`, `keyword`, `baseline`) and `streaming` build alone"
+);
 
 #[macro_use]
 mod say;
@@ -53,10 +68,14 @@ mod heap;
 mod job;
 #[cfg(feature = "keyword")]
 mod keyword;
-#[cfg(not(feature = "baseline"))]
+#[cfg(not(any(feature = "baseline", feature = "streaming")))]
 mod kws;
 #[cfg(feature = "nano-mem")]
 mod nano_mem;
+#[cfg(feature = "streaming")]
+mod stream_app;
+#[cfg(feature = "streaming")]
+mod streaming;
 #[cfg(feature = "heap")]
 mod strings_job;
 
@@ -87,6 +106,9 @@ fn main() -> ! {
 
     #[cfg(feature = "keyword")]
     exit(keyword::run());
+
+    #[cfg(feature = "streaming")]
+    exit(stream_app::run(core.SYST));
 
     #[cfg(feature = "baseline")]
     {
