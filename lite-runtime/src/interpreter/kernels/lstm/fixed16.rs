@@ -6,8 +6,16 @@
 //! wrap as C's `int16_t` conversions of `int` results do; products are the 16-bit
 //! `SaturatingRoundingDoublingHighMul`; constants are gemmlowp's 32-bit ones rounded down to
 //! 16 bits (`RescaleConstantInitializer`).
+//!
+//! The kernels apply them to whole slices ([`logistic_all`], [`tanh_all`]: the same steps on
+//! lanes, vectorized); the scalar functions here are gemmlowp's text, kept as the reference the
+//! slice functions equal on every input.
 
+#[cfg(test)]
 use super::super::base::quant::fixed_point::rounding_divide_by_pot_i16;
+
+mod lanes;
+pub(crate) use lanes::{logistic_all, tanh_all};
 
 /// gemmlowp's 32-bit constant `v` as a 16-bit one: `RoundingDivideByPOT(v, 16)`.
 const fn constant(v: i32) -> i16 {
@@ -21,6 +29,7 @@ const fn constant(v: i32) -> i16 {
 /// `SaturatingRoundingDoublingHighMul` on `int16_t`: the high 16 bits of `2 a b`, rounded to
 /// nearest, `MIN * MIN` saturated.
 #[inline]
+#[cfg(test)]
 pub(crate) fn mul(a: i16, b: i16) -> i16 {
     if a == i16::MIN && b == i16::MIN {
         return i16::MAX;
@@ -34,6 +43,7 @@ pub(crate) fn mul(a: i16, b: i16) -> i16 {
 /// `SaturatingRoundingMultiplyByPOT<e>` on `int16_t`: a saturating left shift for `e > 0`, a
 /// rounding right shift for `e < 0`.
 #[inline]
+#[cfg(test)]
 fn mul_pot(x: i16, e: i32) -> i16 {
     if e > 0 {
         let threshold = (1i32 << (15 - e)) - 1;
@@ -54,12 +64,14 @@ fn mul_pot(x: i16, e: i32) -> i16 {
 
 /// `SaturatingAdd` on `int16_t`.
 #[inline]
+#[cfg(test)]
 fn saturating_add(a: i16, b: i16) -> i16 {
     a.saturating_add(b)
 }
 
 /// `RoundingHalfSum` on `int16_t`.
 #[inline]
+#[cfg(test)]
 fn rounding_half_sum(a: i16, b: i16) -> i16 {
     let sum = i32::from(a) + i32::from(b);
     let sign = if sum >= 0 { 1 } else { -1 };
@@ -73,6 +85,7 @@ const ONE_Q2: i16 = 1 << 13;
 
 /// `exp_on_interval_between_negative_one_quarter_and_0_excl`, Q0.15.
 #[inline]
+#[cfg(test)]
 fn exp_on_interval(a: i16) -> i16 {
     const CONSTANT_TERM: i16 = constant(1_895_147_668);
     const ONE_THIRD: i16 = constant(715_827_883);
@@ -88,6 +101,7 @@ fn exp_on_interval(a: i16) -> i16 {
 /// `exp_on_negative_values` of a `FixedPoint<int16_t, integer_bits>` (`a <= 0`), Q0.15.
 /// `integer_bits` in `0..=7`.
 #[inline]
+#[cfg(test)]
 fn exp_on_negative_values(a: i16, integer_bits: i32) -> i16 {
     let fractional_bits = 15 - integer_bits;
     let one_quarter: i16 = 1 << (fractional_bits - 2);
@@ -126,6 +140,7 @@ fn exp_on_negative_values(a: i16, integer_bits: i32) -> i16 {
 
 /// The Newton-Raphson reciprocal both `1 / (1 + a)` and `(1 - a) / (1 + a)` start from, Q2.13.
 #[inline]
+#[cfg(test)]
 fn newton(half_denominator: i16) -> i16 {
     const C48_OVER_17: i16 = constant(1_515_870_810);
     const CNEG32_OVER_17: i16 = constant(-1_010_580_540);
@@ -141,6 +156,7 @@ fn newton(half_denominator: i16) -> i16 {
 
 /// `one_over_one_plus_x_for_x_in_0_1`, Q0.15.
 #[inline]
+#[cfg(test)]
 fn one_over_one_plus_x(a: i16) -> i16 {
     let x = newton(rounding_half_sum(a, ONE_Q0));
     // ExactMulByPot<-1> (Q1), then Rescale<0>.
@@ -149,6 +165,7 @@ fn one_over_one_plus_x(a: i16) -> i16 {
 
 /// `one_minus_x_over_one_plus_x_for_x_in_0_1`, Q0.15.
 #[inline]
+#[cfg(test)]
 fn one_minus_x_over_one_plus_x(a: i16) -> i16 {
     let x = newton(rounding_half_sum(a, ONE_Q0));
     mul_pot(x.wrapping_sub(ONE_Q2), 2)
@@ -157,6 +174,7 @@ fn one_minus_x_over_one_plus_x(a: i16) -> i16 {
 /// gemmlowp's `logistic` of a `FixedPoint<int16_t, integer_bits>`, Q0.15. `integer_bits` in
 /// `0..=7`.
 #[must_use]
+#[cfg(test)]
 pub(crate) fn logistic(a: i16, integer_bits: i32) -> i16 {
     if a == 0 {
         return constant(1 << 30);
@@ -175,6 +193,7 @@ pub(crate) fn logistic(a: i16, integer_bits: i32) -> i16 {
 /// gemmlowp's `tanh` of a `FixedPoint<int16_t, integer_bits>`, Q0.15. `integer_bits` in
 /// `0..=6`.
 #[must_use]
+#[cfg(test)]
 pub(crate) fn tanh(a: i16, integer_bits: i32) -> i16 {
     if a == 0 {
         return 0;

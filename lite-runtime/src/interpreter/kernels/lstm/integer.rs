@@ -549,13 +549,9 @@ fn gate(
         layer_norm(out, ln, w.bias[g], q.layer_norm_mul[g], guard, s.batches, cell)?;
     }
     if g == 2 {
-        for v in out.iter_mut() {
-            *v = fixed16::tanh(*v, 3);
-        }
+        fixed16::tanh_all(out, 3);
     } else {
-        for v in out.iter_mut() {
-            *v = fixed16::logistic(*v, 3);
-        }
+        fixed16::logistic_all(out, 3);
     }
     Ok(())
 }
@@ -622,9 +618,8 @@ fn step(
     let [t, _, _, o] = gates;
     let (t, o) = (first_mut(t, n)?, first(o, n)?);
     let bits = 15 + q.cell_scale;
-    for (tv, &cv) in t.iter_mut().zip(first(c, n)?) {
-        *tv = fixed16::tanh(cv, bits);
-    }
+    t.copy_from_slice(first(c, n)?);
+    fixed16::tanh_all(t, bits);
     let [hm, hs] = q.hidden_mul;
     let hidden_of = |ov: i16, tv: i16, zp: i32| {
         mbqm(i32::from(ov) * i32::from(tv), hm, hs)
