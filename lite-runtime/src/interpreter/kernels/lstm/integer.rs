@@ -239,62 +239,89 @@ fn matmul_acc<T: Copy + Into<i32>>(
     let offset16 = i16::try_from(offset)
         .ok()
         .filter(|o| (-128..=128).contains(o));
-    for b in 0..batches {
-        let xv = &x[b * cols..b * cols + cols];
-        for r in 0..rows {
-            let row = &w[r * cols..r * cols + cols];
-            let acc = bias.map_or(0, |v| v[r]).wrapping_add(dot(xv, row, offset, offset16));
-            let o = &mut out[b * rows + r];
+    let update = |o: &mut [T], r: usize, d: i32| {
+        let acc = bias.map_or(0, |v| v.get(r).copied().unwrap_or(0)).wrapping_add(d);
+        if let Some(o) = o.get_mut(r) {
             let v = mbqm(acc, mul[0], mul[1])
                 .wrapping_add(zp)
                 .wrapping_add((*o).into())
                 .clamp(lo, hi);
             *o = narrow(v);
         }
+    };
+    if rows == 0 {
+        return Ok(());
+    }
+    if cols == 0 {
+        // No products: each row's sum is its bias.
+        for o in out.chunks_exact_mut(rows) {
+            for r in 0..rows {
+                update(o, r, 0);
+            }
+        }
+        return Ok(());
+    }
+    for (xv, o) in x.chunks_exact(cols).zip(out.chunks_exact_mut(rows)) {
+        dots(xv, w, offset, offset16, |r, d| update(o, r, d));
     }
     Ok(())
 }
 
-/// `sum (x + offset) w` in wrapping 32-bit arithmetic (any order: the same integers), in
-/// 16-bit products where `x + offset` fits (`offset16`), compiled for AVX2 where the CPU has it
+/// `each(r, sum (x + offset) w_r)` for every row `w_r` of `w` (rows of `x.len()` values, at
+/// least one), in wrapping 32-bit arithmetic (any order: the same integers): in 16-bit
+/// products where `x + offset` fits (`offset16`), compiled for AVX2 where the CPU has it
 /// (twice SSE2's lanes).
-fn dot(x: &[i8], w: &[i8], offset: i32, offset16: Option<i16>) -> i32 {
+fn dots(x: &[i8], w: &[i8], offset: i32, offset16: Option<i16>, each: impl FnMut(usize, i32)) {
     #[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86")))]
     if std::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, the feature the copy is compiled for.
-        return unsafe { dot_avx2(x, w, offset, offset16) };
+        return unsafe { dots_avx2(x, w, offset, offset16, each) };
     }
-    dot_portable(x, w, offset, offset16)
+    dots_portable(x, w, offset, offset16, each);
 }
 
-/// [`dot_portable`] compiled for AVX2.
+/// [`dots_portable`] compiled for AVX2.
 ///
 /// # Safety
 /// The CPU must have AVX2.
 #[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86")))]
 #[target_feature(enable = "avx2")]
-unsafe fn dot_avx2(x: &[i8], w: &[i8], offset: i32, offset16: Option<i16>) -> i32 {
-    dot_portable(x, w, offset, offset16)
+unsafe fn dots_avx2(
+    x: &[i8],
+    w: &[i8],
+    offset: i32,
+    offset16: Option<i16>,
+    each: impl FnMut(usize, i32),
+) {
+    dots_portable(x, w, offset, offset16, each);
 }
 
 #[inline(always)]
-fn dot_portable(x: &[i8], w: &[i8], offset: i32, offset16: Option<i16>) -> i32 {
-    let mut acc = 0i32;
-    match offset16 {
-        Some(o16) => {
-            for (&a, &c) in x.iter().zip(w) {
-                let v = i16::from(a) + o16;
-                acc = acc.wrapping_add(i32::from(v) * i32::from(i16::from(c)));
+fn dots_portable(
+    x: &[i8],
+    w: &[i8],
+    offset: i32,
+    offset16: Option<i16>,
+    mut each: impl FnMut(usize, i32),
+) {
+    for (r, row) in w.chunks_exact(x.len().max(1)).enumerate() {
+        let mut acc = 0i32;
+        match offset16 {
+            Some(o16) => {
+                for (&a, &c) in x.iter().zip(row) {
+                    let v = i16::from(a) + o16;
+                    acc = acc.wrapping_add(i32::from(v) * i32::from(i16::from(c)));
+                }
+            }
+            None => {
+                for (&a, &c) in x.iter().zip(row) {
+                    let v = i32::from(a).wrapping_add(offset);
+                    acc = acc.wrapping_add(v.wrapping_mul(i32::from(c)));
+                }
             }
         }
-        None => {
-            for (&a, &c) in x.iter().zip(w) {
-                let v = i32::from(a).wrapping_add(offset);
-                acc = acc.wrapping_add(v.wrapping_mul(i32::from(c)));
-            }
-        }
+        each(r, acc);
     }
-    acc
 }
 
 const I16: (i32, i32) = (i16::MIN as i32, i16::MAX as i32);
