@@ -46,6 +46,9 @@ mod upload;
 pub use arena::{DeviceArena, allocate_on_device};
 pub use context::Gpu;
 pub use error::GpuError;
-pub use kernel::{DeviceTable, EmbeddingBag, LaunchPlan, PooledOutput};
+pub use kernel::{
+    DeviceTable, DeviceTableSet, EmbeddingBag, LaunchPlan, PooledOutput, TableBatchedBag,
+    TableSetLayout, TableShape,
+};
 pub use memory::{DeviceMemory, ManagedMemory, PinnedMemory};
 pub use upload::{BatchUploader, DeviceBatch, HostBatch};
