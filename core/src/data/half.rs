@@ -60,16 +60,19 @@ mod tests {
         let exponent = i32::from((h >> 10) & 0x1F);
         let mantissa = f64::from(h & 0x3FF);
         match exponent {
-            0 => sign * mantissa * 2f64.powi(-24),
+            0 => sign * mantissa * crate::data::bag::tests::pow2(-24),
             0x1F if mantissa == 0.0 => sign * f64::INFINITY,
             0x1F => f64::NAN,
-            e => sign * (1.0 + mantissa / 1024.0) * 2f64.powi(e - 15),
+            e => sign * (1.0 + mantissa / 1024.0) * crate::data::bag::tests::pow2(e - 15),
         }
     }
 
+    /// Every encoding natively; under Miri every 61st (still every exponent and class).
+    const STEP: usize = if cfg!(miri) { 61 } else { 1 };
+
     #[test]
     fn every_f16_widens_exactly() {
-        for h in 0..=u16::MAX {
+        for h in (0..=u16::MAX).step_by(STEP) {
             let got = f16_to_f32(h);
             let want = by_definition(h);
             if want.is_nan() {
@@ -86,7 +89,7 @@ mod tests {
 
     #[test]
     fn every_bf16_is_the_top_half_of_an_f32() {
-        for h in 0..=u16::MAX {
+        for h in (0..=u16::MAX).step_by(STEP) {
             let got = bf16_to_f32(h);
             assert_eq!(got.to_bits() >> 16, u32::from(h));
             assert_eq!(got.to_bits() & 0xFFFF, 0);

@@ -81,8 +81,16 @@ fn views(t: &Tables) -> Vec<TableView<'_>> {
         .collect()
 }
 
+fn config() -> ProptestConfig {
+    let mut config = ProptestConfig::with_cases(if cfg!(miri) { 2 } else { 256 });
+    if cfg!(miri) {
+        config.failure_persistence = None;
+    }
+    config
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 2 } else { 256 }))]
+    #![proptest_config(config())]
 
     #[test]
     fn each_slot_is_pooled_over_its_own_table(c in case()) {
