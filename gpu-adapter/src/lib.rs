@@ -38,7 +38,8 @@
 //! ```
 //!
 //! All `unsafe` is in `ffi` (raw driver calls), the memory types (host slices of pinned and
-//! managed memory), and the enqueueing of copies and kernels in `upload` and `kernel`.
+//! managed memory), and the enqueueing of copies and kernels in `upload`, `slot_upload` and
+//! `kernel`.
 
 mod arena;
 mod context;

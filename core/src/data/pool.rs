@@ -354,23 +354,14 @@ fn pool_rows<K: Key>(
     config: PoolConfig,
 ) -> Result<(), PoolError> {
     // Modulo by an empty table is undefined: every key is out of range then.
-    let modulo = config.out_of_range == OutOfRange::Modulo && vocab > 0;
+    let modulo = config.out_of_range == OutOfRange::Modulo;
     let row_of = |row: usize, position: usize, key: K| {
-        let index = if modulo {
-            modulo_index(key, vocab)
-        } else {
-            match key.to_index() {
-                Some(i) if i < vocab => i,
-                _ => {
-                    return Err(PoolError::KeyOutOfRange {
-                        row,
-                        position,
-                        key: wide(key),
-                        vocab,
-                    });
-                }
-            }
-        };
+        let index = resolve(key, vocab, modulo).ok_or_else(|| PoolError::KeyOutOfRange {
+            row,
+            position,
+            key: wide(key),
+            vocab,
+        })?;
         // `index < vocab`, so the row is inside the table.
         Ok(&table[index * dim..(index + 1) * dim])
     };
