@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds everything tessera-gpu runs on a GPU machine (the GPU tests, the two benches and the
-# end-to-end example, release, stripped) into DIR (default .gpu-bin), for a machine that has
+# Builds everything tessera-gpu runs on a GPU machine (the GPU tests, the benches and the
+# end-to-end examples, release, stripped) into DIR (default .gpu-bin), for a machine that has
 # CUDA and Python but no Rust: copy DIR and this folder there and run `device/check.sh DIR`.
 #
 #   bash gpu-adapter/device/build.sh [DIR]
@@ -26,8 +26,10 @@ cargo test --release -p tessera-gpu --no-run --message-format=json 2>/dev/null |
   while read -r name exe; do cp "$exe" "$dir/test-$name"; done
 cargo bench -p tessera-gpu --no-run --message-format=json 2>/dev/null | artifacts bench |
   while read -r name exe; do cp "$exe" "$dir/bench-$name"; done
-cargo build --release -p tessera-gpu --example embedding_bag
-cp target/release/examples/embedding_bag "$dir/example-embedding_bag"
+for example in embedding_bag table_batched; do
+  cargo build --release -p tessera-gpu --example "$example"
+  cp "target/release/examples/$example" "$dir/example-$example"
+done
 cp gpu-adapter/benches/torch_embedding_bag.py "$dir/"
 strip "$dir"/test-* "$dir"/bench-* "$dir"/example-*
 ls -l "$dir"

@@ -46,13 +46,19 @@ for t in "$bin"/test-*; do
 done
 step 120 "example (Norm file -> cursor set -> ring -> device -> pooled, against the CPU)" \
   "$bin/example-embedding_bag"
+step 300 "example (Norm file -> workers -> pinned slots -> 26 tables, one launch a batch)" \
+  "$bin/example-table_batched"
 export TESSERA_GPU_TABLE_ONLY=1
 step 150 "bench embedding_bag (tessera)" "$bin/bench-embedding_bag"
 step 150 "bench embedding_bag (PyTorch)" python3 "$bin/torch_embedding_bag.py" --check
 step 150 "bench upload" "$bin/bench-upload"
+step 400 "bench table_batched (26 tables beyond L2, uniform and Zipf keys)" "$bin/bench-table_batched"
 if command -v compute-sanitizer >/dev/null; then
   step 180 "compute-sanitizer memcheck: GPU tests" \
     compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/test-gpu" --test-threads=1
+  step 180 "compute-sanitizer memcheck: table-batched and zero-copy GPU tests" \
+    bash -c 'for t in "$0"/test-gpu_table_batched "$0"/test-gpu_zero_copy; do
+      compute-sanitizer --tool memcheck --error-exitcode 9 "$t" --test-threads=1 || exit $?; done' "$bin"
 fi
 
 echo

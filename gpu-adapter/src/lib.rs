@@ -13,6 +13,12 @@
 //!   lifetime planner) over one [`DeviceMemory`] allocation; handles give device addresses.
 //! - [`BatchUploader`]: decode into a pinned slot, copy asynchronously, an event per slot
 //!   ([`staging::StagingRing`] is the pure bookkeeping); no allocation after construction.
+//! - [`SlotUploader`]: zero-copy staging: pinned [`staging::StagingSlot`]s handed out to
+//!   decoding threads, filled in place, copied straight to the device, then handed out again.
+//! - [`TableBatchedBag`]: many tables of `f32`, `f16`, `bf16` or int8 rowwise rows in one
+//!   [`DeviceTableSet`], pooled in one launch per batch (FBGEMM's table-batched embedding),
+//!   bit-equal to `tessera_core::data::TableSet::pool` by construction (host-modelled in CI;
+//!   not yet run on a GPU).
 //! - [`EmbeddingBag`]: sum / mean, `u32` / `i64` keys, any width, out-of-range keys an error
 //!   or modulo the table — exactly `tessera_core::data::embedding_bag`'s semantics and
 //!   operation order, so results are bit-equal; one kernel launch per batch, 16-byte reads
@@ -32,7 +38,8 @@
 //! ```
 //!
 //! All `unsafe` is in `ffi` (raw driver calls), the memory types (host slices of pinned and
-//! managed memory), and the enqueueing of copies and kernels in `upload` and `kernel`.
+//! managed memory), and the enqueueing of copies and kernels in `upload`, `slot_upload` and
+//! `kernel`.
 
 mod arena;
 mod context;
@@ -40,12 +47,17 @@ mod error;
 mod ffi;
 pub mod kernel;
 pub mod memory;
+mod slot_upload;
 pub mod staging;
 mod upload;
 
 pub use arena::{DeviceArena, allocate_on_device};
 pub use context::Gpu;
 pub use error::GpuError;
-pub use kernel::{DeviceTable, EmbeddingBag, LaunchPlan, PooledOutput};
+pub use kernel::{
+    DeviceTable, DeviceTableSet, EmbeddingBag, LaunchPlan, PooledOutput, TableBatchedBag,
+    TableSetLayout, TableShape,
+};
 pub use memory::{DeviceMemory, ManagedMemory, PinnedMemory};
+pub use slot_upload::{PinnedSlot, SlotUploader};
 pub use upload::{BatchUploader, DeviceBatch, HostBatch};

@@ -64,9 +64,9 @@ pub struct DeviceBatch<'u, K> {
     pub values: u64,
     /// The upload's ticket (0, 1, 2, …).
     pub ticket: u64,
-    label_dense_len: usize,
-    memory: &'u DeviceMemory,
-    keys: PhantomData<fn() -> K>,
+    pub(crate) label_dense_len: usize,
+    pub(crate) memory: &'u DeviceMemory,
+    pub(crate) keys: PhantomData<fn() -> K>,
 }
 
 /// A batch's sizes and addresses before the ring submits it.

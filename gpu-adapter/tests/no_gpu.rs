@@ -2,7 +2,10 @@
 //! and the kernel source the crate compiles at run time is there, with the operations that
 //! make it bit-equal to the CPU reference.
 
-use tessera_gpu::kernel::{KERNELS, SHIPPED_PTX, SOURCE, compile_ptx, shipped_ptx_is_current};
+use tessera_gpu::kernel::{
+    KERNELS, SHIPPED_PTX, SOURCE, TABLE_BATCHED_KERNELS, TABLE_BATCHED_SOURCE, compile_ptx,
+    compile_table_batched_ptx, shipped_ptx_is_current,
+};
 use tessera_gpu::{Gpu, GpuError};
 
 #[test]
@@ -94,4 +97,53 @@ fn shipped_ptx_was_made_from_this_source() {
     }
     assert!(SHIPPED_PTX.contains("add.rn.f32"));
     assert!(!SHIPPED_PTX.contains("fma.rn.f32"));
+}
+
+#[test]
+fn table_batched_source_defines_its_kernels_with_the_reference_operations() {
+    for name in TABLE_BATCHED_KERNELS {
+        assert!(
+            TABLE_BATCHED_SOURCE.contains(&format!("TBE_ENTRY({name}, ")),
+            "kernel {name} missing"
+        );
+    }
+    for op in [
+        "acc = __fadd_rn(acc, t)",
+        "__fmul_rn(__ldg(weights + i), t)",
+        "__fadd_rn(__fmul_rn(__uint2float_rn(__ldg(row + j)), scale), bias)",
+        "__fdiv_rn(1.0f, __ull2float_rn(n))",
+        "#define TABLE_WORDS 5",
+        "#define SLOT_WORDS 2",
+    ] {
+        assert!(TABLE_BATCHED_SOURCE.contains(op), "{op} missing");
+    }
+    assert_eq!(tessera_gpu::kernel::TABLE_WORDS, 5);
+    assert_eq!(tessera_gpu::kernel::SLOT_WORDS, 2);
+    assert!(!TABLE_BATCHED_SOURCE.contains("#include"));
+}
+
+/// As the single-table kernels: where NVRTC is installed, the table-batched program (that
+/// source appended to embedding_bag.cu) compiles, with every entry point, round-to-nearest
+/// adds and no fused multiply-add.
+#[test]
+fn table_batched_source_compiles_with_nvrtc_where_installed() {
+    match compile_table_batched_ptx() {
+        Ok(ptx) => {
+            for name in TABLE_BATCHED_KERNELS.iter().chain(&KERNELS) {
+                assert!(
+                    ptx.contains(&format!(".entry {name}(")),
+                    "{name} missing from PTX"
+                );
+            }
+            assert!(ptx.contains("add.rn.f32"));
+            assert!(ptx.contains("mul.rn.f32"));
+            assert!(
+                !ptx.contains("fma.rn.f32"),
+                "no fused multiply-add may appear"
+            );
+            println!("NVRTC compiled {} bytes of table-batched PTX", ptx.len());
+        }
+        Err(e @ GpuError::NoNvrtc { .. }) => println!("skipped: {e}"),
+        Err(e) => panic!("{e}"),
+    }
 }

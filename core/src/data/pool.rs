@@ -105,6 +105,46 @@ pub enum PoolError {
         /// Rows in the table.
         vocab: usize,
     },
+    /// A table's bytes are not whole rows of its type and width (or the width is 0, or a
+    /// row's size overflows: `row_bytes` is then `usize::MAX`).
+    TableRows {
+        /// Bytes given.
+        len: usize,
+        /// Values per row.
+        width: usize,
+        /// Bytes per row.
+        row_bytes: usize,
+    },
+    /// The per-key weights are not one per CSR value.
+    WeightsLen {
+        /// Values in the CSR.
+        expected: usize,
+        /// Weights given.
+        found: usize,
+    },
+    /// A multi-table batch with no slots.
+    NoSlots,
+    /// A slot names a table that is not in the set.
+    SlotTable {
+        /// The slot.
+        slot: usize,
+        /// The table it names.
+        table: usize,
+        /// Tables in the set.
+        tables: usize,
+    },
+    /// The CSR's rows are not whole samples of one row per slot.
+    RowsNotSamples {
+        /// CSR rows.
+        rows: usize,
+        /// Slots per sample.
+        slots: usize,
+    },
+    /// The widths of slots `0..=slot` add up past `usize::MAX`.
+    WidthOverflow {
+        /// The slot where the sum overflowed.
+        slot: usize,
+    },
 }
 
 impl core::fmt::Display for PoolError {
@@ -132,6 +172,29 @@ impl core::fmt::Display for PoolError {
                 f,
                 "CSR row {row}, key {position}: {key} is outside the table of {vocab} rows"
             ),
+            Self::TableRows {
+                len,
+                width,
+                row_bytes,
+            } => write!(
+                f,
+                "table of {len} bytes is not whole rows of {row_bytes} bytes (width {width})"
+            ),
+            Self::WeightsLen { expected, found } => {
+                write!(f, "{found} weights for {expected} keys")
+            }
+            Self::NoSlots => f.write_str("a multi-table batch needs at least one slot"),
+            Self::SlotTable {
+                slot,
+                table,
+                tables,
+            } => write!(f, "slot {slot} names table {table} of {tables}"),
+            Self::RowsNotSamples { rows, slots } => {
+                write!(f, "{rows} CSR rows are not whole samples of {slots} slots")
+            }
+            Self::WidthOverflow { slot } => {
+                write!(f, "the widths of slots 0 to {slot} overflow")
+            }
         }
     }
 }
@@ -291,23 +354,14 @@ fn pool_rows<K: Key>(
     config: PoolConfig,
 ) -> Result<(), PoolError> {
     // Modulo by an empty table is undefined: every key is out of range then.
-    let modulo = config.out_of_range == OutOfRange::Modulo && vocab > 0;
+    let modulo = config.out_of_range == OutOfRange::Modulo;
     let row_of = |row: usize, position: usize, key: K| {
-        let index = if modulo {
-            modulo_index(key, vocab)
-        } else {
-            match key.to_index() {
-                Some(i) if i < vocab => i,
-                _ => {
-                    return Err(PoolError::KeyOutOfRange {
-                        row,
-                        position,
-                        key: wide(key),
-                        vocab,
-                    });
-                }
-            }
-        };
+        let index = resolve(key, vocab, modulo).ok_or_else(|| PoolError::KeyOutOfRange {
+            row,
+            position,
+            key: wide(key),
+            vocab,
+        })?;
         // `index < vocab`, so the row is inside the table.
         Ok(&table[index * dim..(index + 1) * dim])
     };
@@ -340,6 +394,16 @@ fn pool_rows<K: Key>(
     Ok(())
 }
 
+/// The table row `key` names in a table of `vocab` rows, reduced modulo `vocab` if `modulo`
+/// (and `vocab > 0`); `None` if it names none.
+#[inline]
+pub(super) fn resolve<K: Key>(key: K, vocab: usize, modulo: bool) -> Option<usize> {
+    if modulo && vocab > 0 {
+        return Some(modulo_index(key, vocab));
+    }
+    key.to_index().filter(|&i| i < vocab)
+}
+
 /// `key mod vocab` in `0..vocab` (`vocab > 0`), Euclidean for negative keys.
 #[inline]
 fn modulo_index<K: Key>(key: K, vocab: usize) -> usize {
@@ -357,7 +421,7 @@ fn modulo_index<K: Key>(key: K, vocab: usize) -> usize {
 }
 
 /// The key as `i64` (both key types fit).
-fn wide<K: Key>(key: K) -> i64 {
+pub(super) fn wide<K: Key>(key: K) -> i64 {
     i64::try_from(key.to_i128()).unwrap_or(i64::MAX)
 }
 

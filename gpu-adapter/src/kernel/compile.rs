@@ -58,11 +58,37 @@ fn options() -> CompileOptions {
     }
 }
 
+/// The table-batched kernels' source, compiled appended to [`SOURCE`] (it uses its key
+/// resolution and error record).
+pub const TABLE_BATCHED_SOURCE: &str = include_str!("../../kernels/table_batched.cu");
+
+/// The table-batched kernels' names in [`TABLE_BATCHED_SOURCE`]: `u32`, then `i64` keys.
+pub const TABLE_BATCHED_KERNELS: [&str; 2] = ["table_batched_u32", "table_batched_i64"];
+
+/// The table-batched program's name, for errors.
+pub(crate) const TABLE_BATCHED_NAME: &str = "table_batched.cu";
+
 /// [`SOURCE`] compiled to PTX text.
 ///
 /// Errors: [`NoNvrtc`](GpuError::NoNvrtc) (no library, or one lacking a symbol),
 /// [`Compile`](GpuError::Compile) with NVRTC's log.
 pub fn compile_ptx() -> Result<String, GpuError> {
+    compile(SOURCE.to_owned(), SOURCE_NAME)
+}
+
+/// [`SOURCE`] followed by [`TABLE_BATCHED_SOURCE`], compiled to PTX text with the same
+/// options (no FMA contraction, IEEE rounding): the [`TABLE_BATCHED_KERNELS`] and the
+/// single-table ones. No PTX of it is shipped yet, so the table-batched kernels need NVRTC.
+///
+/// Errors: as [`compile_ptx`].
+pub fn compile_table_batched_ptx() -> Result<String, GpuError> {
+    compile(
+        format!("{SOURCE}\n{TABLE_BATCHED_SOURCE}"),
+        TABLE_BATCHED_NAME,
+    )
+}
+
+fn compile(source: String, name: &'static str) -> Result<String, GpuError> {
     if !ffi::nvrtc_library_present() {
         return Err(GpuError::NoNvrtc {
             reason: "the NVRTC library (libnvrtc.so, libnvrtc.so.12) could not be opened; \
@@ -71,11 +97,13 @@ pub fn compile_ptx() -> Result<String, GpuError> {
                 .to_owned(),
         });
     }
+    let mut opts = options();
+    opts.name = Some(name.to_owned());
     ffi::guarded(|| {
-        compile_ptx_with_opts(SOURCE, options())
+        compile_ptx_with_opts(source, opts)
             .map(|ptx| ptx.to_src())
             .map_err(|e| GpuError::Compile {
-                source: SOURCE_NAME,
+                source: name,
                 log: match e {
                     CompileError::CompileError { log, .. } => log.to_string_lossy().into_owned(),
                     other => format!("{other:?}"),

@@ -165,7 +165,7 @@ impl EmbeddingBag {
             }?;
         }
         driver("cuEventRecord", out.done.record(self.gpu.stream()))?;
-        out.set_pending(batch.rows, table.vocab(), wide);
+        out.set_pending(batch.rows, Some(table.vocab()), wide);
         Ok(())
     }
 }

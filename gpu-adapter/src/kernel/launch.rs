@@ -14,6 +14,11 @@ pub const MAX_GRID_X: u64 = i32::MAX as u64;
 /// CUDA's limit on the grid's `y` dimension.
 pub const MAX_GRID_Y: u64 = 65_535;
 
+/// Threads of a warp: the table-batched kernel gives each CSR row one.
+pub const WARP: u32 = 32;
+/// CSR rows per block of the table-batched kernel (a warp each).
+pub const TBE_ROWS_PER_BLOCK: u32 = THREADS_PER_BLOCK / WARP;
+
 /// Grid and block dimensions of one launch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LaunchPlan {
@@ -51,6 +56,25 @@ impl LaunchPlan {
         Ok(Some(Self {
             grid: (grid_x as u32, grid_y as u32, 1),
             block: (columns, block_rows, 1),
+        }))
+    }
+
+    /// The launch of the table-batched kernel over `rows` CSR rows: a warp per row (its
+    /// lanes stride over the row's columns, whatever its table's width), [`TBE_ROWS_PER_BLOCK`]
+    /// rows per block; `None` for no rows.
+    ///
+    /// Errors: [`Launch`](GpuError::Launch) past CUDA's grid limits (`dim` is then 0).
+    pub fn table_batched(rows: usize) -> Result<Option<Self>, GpuError> {
+        if rows == 0 {
+            return Ok(None);
+        }
+        let grid_x = (rows as u64).div_ceil(u64::from(TBE_ROWS_PER_BLOCK));
+        if grid_x > MAX_GRID_X {
+            return Err(GpuError::Launch { rows, dim: 0 });
+        }
+        Ok(Some(Self {
+            grid: (grid_x as u32, 1, 1),
+            block: (WARP, TBE_ROWS_PER_BLOCK, 1),
         }))
     }
 

@@ -13,8 +13,9 @@ use crate::context::Gpu;
 use crate::error::{GpuError, driver};
 use crate::memory::{DeviceMemory, PinnedMemory};
 
-/// Words of the error record: flat key index (`u64::MAX`: none), row, position, key bits.
-pub(crate) const RECORD_WORDS: usize = 4;
+/// Words of the error record: flat key index (`u64::MAX`: none), row, position, key bits,
+/// and (table-batched kernels only) the rows of the bad key's table.
+pub(crate) const RECORD_WORDS: usize = 5;
 /// Words of the kernel's device state: the smallest bad flat key index (`u64::MAX`: none),
 /// and the blocks finished. The kernel's last block resets it to [`STATE_IDLE`].
 pub(crate) const STATE_WORDS: usize = 2;
@@ -25,7 +26,8 @@ const STATE_IDLE: [u64; STATE_WORDS] = [u64::MAX, 0];
 #[derive(Debug, Clone, Copy)]
 struct Pending {
     rows: usize,
-    vocab: usize,
+    /// The table's rows; `None`: the kernel records them (one table per slot).
+    vocab: Option<usize>,
     wide: bool,
 }
 
@@ -113,7 +115,9 @@ impl PooledOutput {
         Ok(())
     }
 
-    pub(crate) fn set_pending(&mut self, rows: usize, vocab: usize, wide: bool) {
+    /// A launch was enqueued: `rows` pooled rows (samples, for table-batched launches) over
+    /// a table of `vocab` rows (`None`: the kernel records its bad key's table's rows).
+    pub(crate) fn set_pending(&mut self, rows: usize, vocab: Option<usize>, wide: bool) {
         self.pending = Some(Pending { rows, vocab, wide });
     }
 
@@ -144,7 +148,7 @@ impl PooledOutput {
             row: words[1] as usize,
             position: words[2] as usize,
             key,
-            vocab: p.vocab,
+            vocab: p.vocab.unwrap_or(words[4] as usize),
         }))
     }
 

@@ -29,6 +29,11 @@ unsafe impl Send for PinnedMemory {}
 unsafe impl Sync for PinnedMemory {}
 
 impl PinnedMemory {
+    /// The GPU handle it was allocated with.
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+
     /// `len` zeroed bytes (nothing is allocated for 0).
     ///
     /// Errors: [`Driver`](GpuError::Driver).

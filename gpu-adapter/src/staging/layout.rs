@@ -168,6 +168,35 @@ impl<K: Key + Element> BatchLayout<K> {
         &self,
         arena: &'a mut BatchArena<M>,
     ) -> Result<SampleBatch<'a, K>, GpuError> {
+        let (ld, offsets, values) = self.buffers(arena)?;
+        Ok(SampleBatch::new(self.shape.dims, ld, offsets, values)?)
+    }
+
+    /// The batch of `samples` samples already written in the arena's buffers, resumed in
+    /// place ([`SampleBatch::resume`] checks its offsets).
+    ///
+    /// Errors: [`Arena`](GpuError::Arena), [`Batch`](GpuError::Batch).
+    pub fn resume_batch<'a, M: HostMemory>(
+        &self,
+        arena: &'a mut BatchArena<M>,
+        samples: usize,
+    ) -> Result<SampleBatch<'a, K>, GpuError> {
+        let (ld, offsets, values) = self.buffers(arena)?;
+        Ok(SampleBatch::resume(
+            self.shape.dims,
+            ld,
+            offsets,
+            values,
+            samples,
+        )?)
+    }
+
+    /// The three buffers as typed slices.
+    #[allow(clippy::type_complexity)]
+    fn buffers<'a, M: HostMemory>(
+        &self,
+        arena: &'a mut BatchArena<M>,
+    ) -> Result<(&'a mut [f32], &'a mut [K], &'a mut [K]), GpuError> {
         let [ld, offsets, values] = arena.bags_mut([
             &self.label_dense.erase(),
             &self.row_offsets.erase(),
@@ -185,7 +214,7 @@ impl<K: Key + Element> BatchLayout<K> {
         let (ld, _) = ld.into_parts();
         let (offsets, _) = offsets.into_parts();
         let (values, _) = values.into_parts();
-        Ok(SampleBatch::new(self.shape.dims, ld, offsets, values)?)
+        Ok((ld, offsets, values))
     }
 }
 

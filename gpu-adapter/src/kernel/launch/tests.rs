@@ -53,3 +53,19 @@ proptest! {
         prop_assert!(p.threads() >= (rows * dim) as u64);
     }
 }
+
+#[test]
+fn table_batched_gives_each_row_a_warp() {
+    assert_eq!(LaunchPlan::table_batched(0).unwrap(), None);
+    let p = LaunchPlan::table_batched(65_536 * 26).unwrap().unwrap();
+    assert_eq!(p.block, (32, 8, 1));
+    assert_eq!(p.grid, (212_992, 1, 1));
+    let p = LaunchPlan::table_batched(9).unwrap().unwrap();
+    assert_eq!(p.grid, (2, 1, 1));
+    if usize::BITS == 64 {
+        assert!(matches!(
+            LaunchPlan::table_batched(usize::MAX),
+            Err(GpuError::Launch { dim: 0, .. })
+        ));
+    }
+}
