@@ -852,8 +852,8 @@ mod simd;
 /// and on aarch64 a NEON body, chosen at compile time (NEON is baseline there); else the
 /// portable body. The integer results are identical; float sums use no fused multiply-add and
 /// keep the portable order, so those are too. `name => avx2::body, neon::body, portable`
-/// names a hand-written body in [`avx2`] (or `name_avx2`, the portable body compiled again
-/// for AVX2) and one in [`neon`] (or the portable body again, where NEON has none).
+/// names a hand-written body in `avx2` (or `name_avx2`, the portable body compiled again
+/// for AVX2) and one in `neon` (or the portable body again, where NEON has none).
 macro_rules! dispatch {
     ($($(#[$doc:meta])* $name:ident => $($avx:ident)::+, $($neon:ident)::+, $imp:ident ($($arg:ident: $ty:ty),*);)*) => {$(
         $(#[$doc])*
