@@ -472,6 +472,8 @@ pub(crate) fn depthwise_f32_impl(
 /// CONV_2D, int8: `sum (x + input_offset) w + bias`, computed as `sum x w + (bias +
 /// input_offset sum w)` over a patch padded with the input zero point, then requantized.
 #[inline(always)]
+// On aarch64 the NEON body always runs; this is the reference its tests compare with.
+#[cfg_attr(all(target_arch = "aarch64", not(test)), allow(dead_code))]
 pub(crate) fn conv_i8_impl(
     g: &Geometry,
     input: &[i8],
@@ -850,14 +852,23 @@ pub(crate) fn depthwise_i16_impl(
 
 #[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86")))]
 mod avx2;
+#[cfg(target_arch = "aarch64")]
+mod neon;
 pub(crate) mod packed;
+#[cfg(any(
+    target_arch = "aarch64",
+    all(feature = "std", any(target_arch = "x86_64", target_arch = "x86"))
+))]
+mod simd;
 
-/// Each kernel twice: the portable body, and an AVX2 body on x86 hosts with `std`, chosen at
-/// run time (the integer results are identical; float sums use no fused multiply-add and keep
-/// the portable order, so those are too). `name => avx2::body` names a hand-written body in
-/// [`avx2`]; `name => name_avx2` compiles the portable body again for AVX2.
+/// Each kernel with its SIMD bodies: an AVX2 body on x86 hosts with `std`, chosen at run time,
+/// and on aarch64 a NEON body, chosen at compile time (NEON is baseline there); else the
+/// portable body. The integer results are identical; float sums use no fused multiply-add and
+/// keep the portable order, so those are too. `name => avx2::body, neon::body, portable`
+/// names a hand-written body in `avx2` (or `name_avx2`, the portable body compiled again
+/// for AVX2) and one in `neon` (or the portable body again, where NEON has none).
 macro_rules! dispatch {
-    ($($(#[$doc:meta])* $name:ident => $($avx:ident)::+, $imp:ident ($($arg:ident: $ty:ty),*);)*) => {$(
+    ($($(#[$doc:meta])* $name:ident => $($avx:ident)::+, $($neon:ident)::+, $imp:ident ($($arg:ident: $ty:ty),*);)*) => {$(
         $(#[$doc])*
         #[allow(clippy::too_many_arguments)]
         pub(crate) fn $name($($arg: $ty),*) -> Result<(), KernelError> {
@@ -866,6 +877,9 @@ macro_rules! dispatch {
                 // SAFETY: the CPU has AVX2, the one feature the AVX2 body is compiled for.
                 return unsafe { $($avx)::+($($arg),*) };
             }
+            #[cfg(target_arch = "aarch64")]
+            return $($neon)::+($($arg),*);
+            #[cfg(not(target_arch = "aarch64"))]
             $imp($($arg),*)
         }
     )*};
@@ -892,21 +906,21 @@ compiled_for_avx2! {
 
 dispatch! {
     /// CONV_2D, float32.
-    conv_f32 => avx2::conv_f32, conv_f32_impl(g: &Geometry, input: &[f32], filter: &[f32], bias: Option<&[f32]>, out: &mut [f32], patch: &mut [f32]);
+    conv_f32 => avx2::conv_f32, conv_f32_impl, conv_f32_impl(g: &Geometry, input: &[f32], filter: &[f32], bias: Option<&[f32]>, out: &mut [f32], patch: &mut [f32]);
     /// DEPTHWISE_CONV_2D, float32.
-    depthwise_f32 => avx2::depthwise_f32, depthwise_f32_impl(g: &Geometry, input: &[f32], filter: &[f32], bias: Option<&[f32]>, out: &mut [f32], acc: &mut [f32]);
+    depthwise_f32 => avx2::depthwise_f32, neon::depthwise_f32, depthwise_f32_impl(g: &Geometry, input: &[f32], filter: &[f32], bias: Option<&[f32]>, out: &mut [f32], acc: &mut [f32]);
     /// CONV_2D, int8.
-    conv_i8 => avx2::conv_i8, conv_i8_impl(g: &Geometry, input: &[i8], filter: &[i8], q: &Requant<'_>, out: &mut [i8], patch: &mut [i8], acc: &mut [i32]);
+    conv_i8 => avx2::conv_i8, neon::conv_i8, conv_i8_impl(g: &Geometry, input: &[i8], filter: &[i8], q: &Requant<'_>, out: &mut [i8], patch: &mut [i8], acc: &mut [i32]);
     /// DEPTHWISE_CONV_2D, int8.
-    depthwise_i8 => avx2::depthwise_i8, depthwise_i8_impl(g: &Geometry, input: &[i8], filter: &[i8], q: &Requant<'_>, out: &mut [i8], acc: &mut [i32]);
+    depthwise_i8 => avx2::depthwise_i8, neon::depthwise_i8, depthwise_i8_impl(g: &Geometry, input: &[i8], filter: &[i8], q: &Requant<'_>, out: &mut [i8], acc: &mut [i32]);
     /// CONV_2D, uint8.
-    conv_u8 => conv_u8_avx2, conv_u8_impl(g: &Geometry, input: &[u8], filter: &[u8], q: &Requant<'_>, out: &mut [u8], patch: &mut [u8]);
+    conv_u8 => conv_u8_avx2, conv_u8_impl, conv_u8_impl(g: &Geometry, input: &[u8], filter: &[u8], q: &Requant<'_>, out: &mut [u8], patch: &mut [u8]);
     /// DEPTHWISE_CONV_2D, uint8.
-    depthwise_u8 => depthwise_u8_avx2, depthwise_u8_impl(g: &Geometry, input: &[u8], filter: &[u8], q: &Requant<'_>, out: &mut [u8], acc: &mut [i32]);
+    depthwise_u8 => depthwise_u8_avx2, depthwise_u8_impl, depthwise_u8_impl(g: &Geometry, input: &[u8], filter: &[u8], q: &Requant<'_>, out: &mut [u8], acc: &mut [i32]);
     /// CONV_2D, 16x8.
-    conv_i16 => conv_i16_avx2, conv_i16_impl(g: &Geometry, input: &[i16], filter: &[i8], q: &Requant<'_>, bias: Bias<'_>, out: &mut [i16], patch: &mut [i16]);
+    conv_i16 => conv_i16_avx2, conv_i16_impl, conv_i16_impl(g: &Geometry, input: &[i16], filter: &[i8], q: &Requant<'_>, bias: Bias<'_>, out: &mut [i16], patch: &mut [i16]);
     /// DEPTHWISE_CONV_2D, 16x8.
-    depthwise_i16 => depthwise_i16_avx2, depthwise_i16_impl(g: &Geometry, input: &[i16], filter: &[i8], q: &Requant<'_>, bias: Bias<'_>, out: &mut [i16], acc: &mut [i64]);
+    depthwise_i16 => depthwise_i16_avx2, depthwise_i16_impl, depthwise_i16_impl(g: &Geometry, input: &[i16], filter: &[i8], q: &Requant<'_>, bias: Bias<'_>, out: &mut [i16], acc: &mut [i64]);
 }
 
 #[cfg(test)]

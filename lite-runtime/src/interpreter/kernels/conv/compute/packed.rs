@@ -70,7 +70,7 @@ pub(crate) fn pack(
 
 /// The convolution over `packed` weights: `out[p][o] = clamp(bias[o] + sum_k x_p[k] w[o][k])`,
 /// `x_p` output pixel `p`'s row (in place, or gathered into `patches`, [`patch_len`] values):
-/// the AVX2 tiles where the CPU has AVX2, else the portable ones.
+/// the AVX2 tiles where the CPU has AVX2, the NEON tiles on aarch64, else the portable ones.
 #[cfg(any(test, not(feature = "std")))]
 pub(crate) fn conv_packed_f32(
     g: &Geometry,
@@ -100,6 +100,10 @@ pub(crate) fn conv_packed_part(
         // SAFETY: the CPU has AVX2, the feature the body is compiled for.
         return unsafe { conv_packed_avx2(g, input, packed, bias, part, patches) };
     }
+    // NEON is baseline on aarch64: its tile at compile time.
+    #[cfg(target_arch = "aarch64")]
+    return drive(g, input, packed, bias, part, patches, neon::tile);
+    #[cfg(not(target_arch = "aarch64"))]
     drive(g, input, packed, bias, part, patches, tile_portable)
 }
 
@@ -229,6 +233,8 @@ fn panel_bias(bias: Option<&[f32]>, n: usize) -> [f32; PANEL] {
 
 /// The portable tile: sixteen sums per pixel and panel, over the row in order.
 #[inline(always)]
+// On aarch64 the NEON tile always runs; this is the reference its tests compare with.
+#[cfg_attr(all(target_arch = "aarch64", not(test)), allow(dead_code))]
 pub(crate) fn tile_portable(
     g: &Geometry,
     rows: [&[f32]; TILE],
@@ -345,6 +351,9 @@ unsafe fn tile_avx2(
     }
     Ok(())
 }
+
+#[cfg(target_arch = "aarch64")]
+mod neon;
 
 #[cfg(test)]
 mod tests;

@@ -2,7 +2,9 @@
 //! take every path: blocks of 8 (CONV_2D) and 16 (depthwise) channels and the channels
 //! after them, 16-, 8- and shorter tails of the filter row, depth multipliers 1, 2 and more.
 
-use super::super::{conv_f32_impl, conv_i8_impl, depthwise_f32_impl, depthwise_i8_impl};
+use super::super::{
+    conv_f32_impl, conv_i8_impl, depthwise_f32_impl, depthwise_i8_impl, requant_row,
+};
 use super::*;
 use super::super::super::kind;
 use super::super::super::super::base::quant::multiply_by_quantized_multiplier;

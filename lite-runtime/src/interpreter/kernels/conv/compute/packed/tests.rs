@@ -1,6 +1,7 @@
 //! The packed bodies against the unpacked portable CONV_2D: 1x1 shapes read in place and
 //! every other shape through patches, channel counts around the panel's 16, output pixels
-//! around the tile's 4, strides and dilations 1 and 2, padding, batches.
+//! around the tile's 4, strides and dilations 1 and 2, padding, batches; and the chosen SIMD
+//! tiles (AVX2, NEON) against the portable tiles, bit for bit.
 
 use super::super::conv_f32_impl;
 use super::*;
@@ -80,6 +81,12 @@ fn check(c: &Case, bias: bool, clamp: bool) -> Result<(), TestCaseError> {
     } else {
         portable.copy_from_slice(&chosen);
     }
+    // The chosen tiles (AVX2, NEON) are the portable tiles, bit for bit, on every shape.
+    let mut tiles = std::vec![f32::NAN; n_out];
+    let mut patches2 = std::vec![f32::NAN; patch_len(&g)];
+    drive(&g, &x, &packed, b, &mut tiles, &mut patches2, tile_portable).unwrap();
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<std::vec::Vec<_>>();
+    prop_assert_eq!(bits(&chosen), bits(&tiles));
     // The unpacked body sums in eight lanes: within float rounding of `row` products of
     // at most 16 each.
     let tol = 1e-5 * (16.0 * row as f32 + 4.0);
