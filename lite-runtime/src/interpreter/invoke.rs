@@ -137,6 +137,7 @@ impl Interpreter<'_, '_> {
 
 /// Splits the outputs (at most `N - 1` of them, or `N` without scratch) and the scratch off
 /// `data`, runs the kernel, and records the string outputs' lengths. `P` is `N + 1`.
+#[allow(clippy::too_many_arguments)]
 fn split_and_eval<const N: usize, const P: usize>(
     rec: &OpRecord,
     kernel: &Kernel,

@@ -72,7 +72,8 @@ pub const MAX_PARTS: usize = 64;
 /// can hold the same values.
 pub struct Parts<'a, T> {
     ptr: *mut T,
-    len: usize,
+    /// Values in the whole slice.
+    total: usize,
     /// Where part `i` starts; part `i` ends where `i + 1` starts (the last at `len`).
     starts: [usize; MAX_PARTS],
     count: usize,
@@ -103,7 +104,7 @@ impl<'a, T> Parts<'a, T> {
         }
         Self {
             ptr: slice.as_mut_ptr(),
-            len,
+            total: len,
             starts,
             count,
             taken: [const { AtomicBool::new(false) }; MAX_PARTS],
@@ -134,16 +135,20 @@ impl<'a, T> Parts<'a, T> {
             .starts
             .get(i + 1)
             .copied()
-            .unwrap_or(self.len)
-            .min(self.len);
+            .unwrap_or(self.total)
+            .min(self.total);
         let n = end.checked_sub(start)?;
         let first = self.ptr.wrapping_add(start);
-        // SAFETY: `start + n <= len`: the range lies in the slice borrowed for 'a; the parts'
+        // SAFETY: `start + n <= total`: the range lies in the slice borrowed for 'a; the parts'
         // ranges are disjoint (the starts are ascending) and part `i` is handed out once (its
         // flag), so no other reference to these values exists while this one lives.
         Some((start, unsafe { core::slice::from_raw_parts_mut(first, n) }))
     }
 }
+
+/// A task of [`split`]: `(first position, part, its scratch)`.
+pub(crate) type PartTask<'t, T, S> =
+    dyn Fn(usize, &mut [T], &mut [S]) -> Result<(), KernelError> + Sync + 't;
 
 /// Work (in multiply-adds) below which a kernel call stays on the caller's thread: waking
 /// the pool costs a few microseconds, the time of some 50 000 of them.
@@ -161,7 +166,7 @@ pub(crate) fn split<T: Send, S: Send>(
     scratch: &mut [S],
     per_part: usize,
     work: usize,
-    task: &(dyn Fn(usize, &mut [T], &mut [S]) -> Result<(), KernelError> + Sync),
+    task: &PartTask<'_, T, S>,
 ) -> Result<(), KernelError> {
     let unit = unit.max(1);
     let count = workers

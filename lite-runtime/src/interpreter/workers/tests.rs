@@ -14,7 +14,7 @@ proptest! {
     fn parts_cover_the_slice_once(len in 0usize..300, parts in 0usize..80, unit in 0usize..9) {
         let mut v: std::vec::Vec<usize> = (0..len).collect();
         let p = Parts::even(&mut v, parts, unit);
-        prop_assert!(p.len() >= 1 && p.len() <= MAX_PARTS);
+        prop_assert!(!p.is_empty() && p.len() <= MAX_PARTS);
         let mut next = 0;
         for i in 0..p.len() {
             let (first, part) = p.take(i).unwrap();

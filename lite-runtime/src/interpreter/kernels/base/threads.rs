@@ -37,6 +37,10 @@ pub(crate) fn count(_: Threads<'_>) -> usize {
     1
 }
 
+/// The body [`by_rows`] runs on a run of one row's values: `(row, first column, values)`.
+pub(crate) type RowBody<'b, Y> =
+    dyn Fn(usize, usize, &mut [Y]) -> Result<(), KernelError> + Sync + 'b;
+
 /// Values per part of [`by_rows`]' split, at least: a run of outputs shorter than this is
 /// not worth a thread.
 const RUN: usize = 16;
@@ -49,7 +53,7 @@ pub(crate) fn by_rows<Y: Send>(
     out: &mut [Y],
     row: usize,
     work: usize,
-    body: &(dyn Fn(usize, usize, &mut [Y]) -> Result<(), KernelError> + Sync),
+    body: &RowBody<'_, Y>,
 ) -> Result<(), KernelError> {
     if row == 0 {
         return Ok(());

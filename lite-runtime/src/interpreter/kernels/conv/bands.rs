@@ -55,6 +55,11 @@ pub(super) fn band(g: &Geometry, start: u32, end: u32) -> (Geometry, u32) {
     (band, first as u32)
 }
 
+/// A convolution body as [`in_bands`] runs it: `(geometry, input, output, scratch)`.
+#[cfg(feature = "std")]
+pub(super) type Body<'b, X, Y, S> =
+    dyn Fn(&Geometry, &[X], &mut [Y], &mut [S]) -> Result<(), KernelError> + Sync + 'b;
+
 /// Runs `body(geometry, input, out, scratch)` over the output split into bands of whole rows
 /// for `workers`' threads, each band with its own `per_part` values of `scratch`; on one
 /// thread, or for `work` (multiply-adds) under [`MIN_WORK`], once over the whole output.
@@ -68,7 +73,7 @@ pub(super) fn in_bands<X: Sync, Y: Send, S: Send>(
     scratch: &mut [S],
     per_part: usize,
     work: usize,
-    body: &(dyn Fn(&Geometry, &[X], &mut [Y], &mut [S]) -> Result<(), KernelError> + Sync),
+    body: &Body<'_, X, Y, S>,
 ) -> Result<(), KernelError> {
     if workers.threads() <= 1 || work < MIN_WORK {
         return body(g, input, out, scratch);

@@ -145,10 +145,9 @@ impl Windows {
     fn from(g: &Geometry, first: usize) -> Result<Self, KernelError> {
         let d = Dims::of(g)?;
         let plane = d.out_h * d.out_w;
-        let at = if plane == 0 {
-            (d.batches, 0, 0)
-        } else {
-            (first / plane, first % plane / d.out_w, first % d.out_w)
+        let at = match first.checked_div(plane) {
+            None => (d.batches, 0, 0),
+            Some(b) => (b, first % plane / d.out_w, first % d.out_w),
         };
         let mut w = Self {
             d,

@@ -39,7 +39,7 @@ fn banded<X: Sync, Y: Send + Clone + Default>(
     x: &[X],
     n_out: usize,
     per: usize,
-    body: &(dyn Fn(&Geometry, &[X], &mut [Y], &mut [u8]) -> Result<(), KernelError> + Sync),
+    body: &bands::Body<'_, X, Y, u8>,
 ) -> Vec<Y> {
     static POOL: std::sync::OnceLock<crate::interpreter::workers::Pool> = std::sync::OnceLock::new();
     let pool = POOL.get_or_init(|| crate::interpreter::workers::Pool::new(3));

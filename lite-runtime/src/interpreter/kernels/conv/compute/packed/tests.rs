@@ -84,7 +84,7 @@ fn check(c: &Case, bias: bool, clamp: bool) -> Result<(), TestCaseError> {
     // The chosen tiles (AVX2, NEON) are the portable tiles, bit for bit, on every shape.
     let mut tiles = std::vec![f32::NAN; n_out];
     let mut patches2 = std::vec![f32::NAN; patch_len(&g)];
-    drive(&g, &x, &packed, b, &mut tiles, &mut patches2, tile_portable).unwrap();
+    drive(&g, &x, &packed, b, Part { first: 0, out: &mut tiles }, &mut patches2, tile_portable).unwrap();
     let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<std::vec::Vec<_>>();
     prop_assert_eq!(bits(&chosen), bits(&tiles));
     // The unpacked body sums in eight lanes: within float rounding of `row` products of
