@@ -264,13 +264,37 @@ impl FloatActivation {
         }
     }
 
-    /// Applies `f` to every element of `v`.
+    /// Applies `f` to every element of `v`: one loop per activation, so that each vectorizes,
+    /// compiled for AVX2 where the CPU has it (the same operations, twice the lanes).
     pub(crate) fn apply_all(self, v: &mut [f32]) {
         if self == Self::None {
             return;
         }
-        for x in v {
-            *x = self.apply(*x);
+        #[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86")))]
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, the feature the copy is compiled for.
+            return unsafe { self.apply_all_avx2(v) };
+        }
+        self.apply_loops(v);
+    }
+
+    /// [`apply_loops`](Self::apply_loops) compiled for AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86")))]
+    #[target_feature(enable = "avx2")]
+    unsafe fn apply_all_avx2(self, v: &mut [f32]) {
+        self.apply_loops(v);
+    }
+
+    #[inline(always)]
+    fn apply_loops(self, v: &mut [f32]) {
+        match self {
+            Self::None => {}
+            Self::Tanh => v.iter_mut().for_each(|x| *x = math::tanh(*x)),
+            Self::Sigmoid => v.iter_mut().for_each(|x| *x = math::logistic(*x)),
+            other => v.iter_mut().for_each(|x| *x = other.apply(*x)),
         }
     }
 }

@@ -506,8 +506,11 @@ fn step_float(
     gate_float(w, 3, s, x, x_zero, aux, h, peep, sigmoid, gates[3])?;
     // CalculateLstmOutputFloat: o * act(c) in the cell gate's buffer, projected or copied.
     let [_, _, hidden, o] = gates;
-    for (v, &cv) in hidden.iter_mut().zip(c.iter()) {
-        *v = common.activation.apply(cv);
+    {
+        let n = hidden.len().min(c.len());
+        let (act, cells) = (&mut hidden[..n], &c[..n]);
+        act.copy_from_slice(cells);
+        common.activation.apply_all(act);
     }
     for (v, o) in hidden.iter_mut().zip(o.iter()) {
         *v *= *o;
@@ -702,8 +705,11 @@ fn step_hybrid(
     gate_hybrid(w, scales, 3, s, &qv, sums, cp, sigmoid, product, recovered, gates[3])?;
     // CalculateLstmOutputHybrid.
     let [_, _, hidden, o] = gates;
-    for (v, &cv) in hidden.iter_mut().zip(c.iter()) {
-        *v = common.activation.apply(cv);
+    {
+        let n = hidden.len().min(c.len());
+        let (act, cells) = (&mut hidden[..n], &c[..n]);
+        act.copy_from_slice(cells);
+        common.activation.apply_all(act);
     }
     for (v, o) in hidden.iter_mut().zip(o.iter()) {
         *v *= *o;
