@@ -723,18 +723,71 @@ fn dense<X: Copy + Into<i64> + Sync, W: Copy + Into<i64> + Sync, Y: Send>(
     let work = out.len().saturating_mul(depth);
     threads::by_rows(threads, out, units, work, &|b, n0, ys| {
         let x = input.get(b * depth..(b + 1) * depth).ok_or(SHORT)?;
-        let xsum = i64::from(p.weights_offset) * x.iter().map(|&v| v.into()).sum::<i64>();
         let ws = weights.get(n0 * depth..).ok_or(SHORT)?;
-        for (n, (w, y)) in (n0..).zip(ws.chunks_exact(depth).zip(ys.iter_mut())) {
-            let (scale, c) = match table.unit(n)? {
-                (scale, Some(c)) => (scale, c),
-                (scale, None) => (scale, unfolded(p, w, bias, n)?),
-            };
-            let acc = dot(x, w) + xsum + c;
-            *y = narrow(requantize(acc, acc32, scale, p.output_offset, p.lo, p.hi));
+        let run = Run {
+            p,
+            table: &table,
+            bias,
+            acc32,
+        };
+        #[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86")))]
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, the feature the copy is compiled for.
+            return unsafe { dense_units_avx2(&run, x, ws, n0, ys, &dot, &narrow) };
         }
-        Ok(())
+        dense_units(&run, x, ws, n0, ys, &dot, &narrow)
     })
+}
+
+/// What [`dense_units`] reads besides the values.
+struct Run<'a> {
+    p: &'a Params,
+    table: &'a Table<'a>,
+    bias: Option<&'a [u8]>,
+    acc32: bool,
+}
+
+/// [`dense_units`] compiled for AVX2: the same integers, twice SSE2's lanes.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86")))]
+#[target_feature(enable = "avx2")]
+unsafe fn dense_units_avx2<X: Copy + Into<i64>, W: Copy + Into<i64>, Y>(
+    run: &Run<'_>,
+    x: &[X],
+    ws: &[W],
+    n0: usize,
+    ys: &mut [Y],
+    dot: &impl Fn(&[X], &[W]) -> i64,
+    narrow: &impl Fn(i32) -> Y,
+) -> Result<(), KernelError> {
+    dense_units(run, x, ws, n0, ys, dot, narrow)
+}
+
+/// Units `n0..` of one input row `x`: each unit's dot product, constant and requantization.
+#[inline(always)]
+fn dense_units<X: Copy + Into<i64>, W: Copy + Into<i64>, Y>(
+    run: &Run<'_>,
+    x: &[X],
+    ws: &[W],
+    n0: usize,
+    ys: &mut [Y],
+    dot: &impl Fn(&[X], &[W]) -> i64,
+    narrow: &impl Fn(i32) -> Y,
+) -> Result<(), KernelError> {
+    let p = run.p;
+    let depth = x.len().max(1);
+    let xsum = i64::from(p.weights_offset) * x.iter().map(|&v| v.into()).sum::<i64>();
+    for (n, (w, y)) in (n0..).zip(ws.chunks_exact(depth).zip(ys.iter_mut())) {
+        let (scale, c) = match run.table.unit(n)? {
+            (scale, Some(c)) => (scale, c),
+            (scale, None) => (scale, unfolded(p, w, run.bias, n)?),
+        };
+        let acc = dot(x, w) + xsum + c;
+        *y = narrow(requantize(acc, run.acc32, scale, p.output_offset, p.lo, p.hi));
+    }
+    Ok(())
 }
 
 /// The dense per-unit table in its three layouts, read through one accessor so that
