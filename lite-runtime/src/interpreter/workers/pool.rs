@@ -4,6 +4,9 @@
 //!
 //! Between jobs a thread spins a little before it sleeps: during an invoke the next
 //! convolution follows within microseconds, and a sleeping thread takes tens of them to wake.
+//! The caller takes tasks too and waits only for the threads that joined the job: a thread
+//! that wakes late (asleep, or its core busy with another program) finds the job over and
+//! holds nobody up.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -42,9 +45,10 @@ struct Shared {
 }
 
 struct State {
+    /// The job threads may join; `None` once the caller has taken its last task.
     job: Option<Job>,
-    /// Pool threads still in the current job.
-    busy: usize,
+    /// Pool threads that joined the current job and are still in it.
+    active: usize,
     /// The first error a pool thread's task returned in the current job.
     error: Option<KernelError>,
     stop: bool,
@@ -88,7 +92,7 @@ impl Pool {
             next: AtomicUsize::new(0),
             state: Mutex::new(State {
                 job: None,
-                busy: 0,
+                active: 0,
                 error: None,
                 stop: false,
             }),
@@ -130,43 +134,46 @@ fn serve(shared: &Shared) {
                 return;
             }
             seen = shared.generation.load(Ordering::Acquire);
+            // Join the job while it is open; `run` waits for the threads that joined.
+            if s.job.is_some() {
+                s.active += 1;
+            }
             s.job
         };
-        let result = job.map(|job| {
-            catch_unwind(AssertUnwindSafe(|| {
-                // SAFETY: `run` posted this job and waits, holding the task's borrow, until
-                // this thread reports it done below: the task is alive.
-                let task = unsafe { &*job.task };
-                work(&shared.next, job.tasks, task)
-            }))
-        });
+        let Some(job) = job else { continue };
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            // SAFETY: this thread joined the job while `run` held it open, and `run` waits,
+            // holding the task's borrow, until every thread that joined has left (below).
+            let task = unsafe { &*job.task };
+            work(&shared.next, job.tasks, task)
+        }));
         let mut s = lock(&shared.state);
         let error = match result {
-            Some(Ok(Err(e))) => Some(e),
-            Some(Err(_)) => Some(PANICKED),
-            _ => None,
+            Ok(Err(e)) => Some(e),
+            Err(_) => Some(PANICKED),
+            Ok(Ok(())) => None,
         };
         if let Some(e) = error {
             s.error.get_or_insert(e);
         }
-        s.busy -= 1;
-        if s.busy == 0 {
+        s.active -= 1;
+        if s.active == 0 {
             shared.done.notify_all();
         }
     }
 }
 
-/// Waits, when dropped (a panicking caller's task included), until no pool thread holds the
-/// job: the task's borrow must outlive every use.
+/// Closes the job and waits until every thread that joined it has left, when dropped too (a
+/// panicking caller's task included): the task's borrow must outlive every use.
 struct Finish<'p>(&'p Shared);
 
 impl Finish<'_> {
     fn wait(&self) -> Option<KernelError> {
         let mut s = lock(&self.0.state);
-        while s.busy > 0 {
+        s.job = None;
+        while s.active > 0 {
             s = self.0.done.wait(s).unwrap_or_else(PoisonError::into_inner);
         }
-        s.job = None;
         s.error.take()
     }
 }
@@ -198,7 +205,6 @@ impl Workers for Pool {
                 task: erased,
                 tasks,
             });
-            s.busy = self.handles.len();
             s.error = None;
             self.shared.next.store(0, Ordering::Relaxed);
             self.shared.generation.fetch_add(1, Ordering::Release);
