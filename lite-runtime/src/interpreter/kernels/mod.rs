@@ -30,7 +30,7 @@ mod int8_only;
 #[allow(dead_code)] // each family's tests use part of it
 pub(crate) mod one_op;
 #[cfg(test)]
-mod proptest_config;
+pub(crate) mod proptest_config;
 #[cfg(test)]
 mod row_major;
 

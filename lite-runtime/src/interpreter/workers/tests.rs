@@ -8,6 +8,8 @@ use crate::interpreter::KernelError;
 const FAILED: KernelError = KernelError::Failed { status: 7 };
 
 proptest! {
+    #![proptest_config(crate::interpreter::kernels::proptest_config::cases(256, 6))]
+
     /// The parts cover the slice in order, each a whole number of units (the last excepted),
     /// and each is handed out once.
     #[test]
@@ -83,7 +85,7 @@ fn a_panicking_task_is_an_error_and_the_pool_goes_on() {
     // The task panics on the pool's thread only (the caller's own panic would unwind to it);
     // with two tasks and two threads either may take both, so try until the pool's did.
     let mut seen = false;
-    for _ in 0..200 {
+    for _ in 0..if cfg!(miri) { 20 } else { 200 } {
         let r = pool.run(2, &|_| {
             if std::thread::current().id() != main {
                 panic!("a kernel bug");
@@ -141,7 +143,7 @@ fn callers_on_several_threads_share_one_pool() {
     std::thread::scope(|s| {
         for _ in 0..4 {
             s.spawn(|| {
-                for n in 0..200 {
+                for n in 0..if cfg!(miri) { 6 } else { 200 } {
                     let runs: std::vec::Vec<AtomicUsize> =
                         (0..n % 9).map(|_| AtomicUsize::new(0)).collect();
                     pool.run(runs.len(), &|i| {
