@@ -34,7 +34,7 @@ unsafe fn word_at(p: *const i8, o: usize) -> u32 {
 /// network's convolutions).
 ///
 /// # Safety
-/// `n` bytes from each of `x`, `k0` and `k1` are inside one slice that pointer points into.
+/// `n` bytes from each of `x`, `k0` and `k1` are inside the slice it points into.
 #[inline(always)]
 unsafe fn dot2(x: *const i8, k0: *const i8, k1: *const i8, n: usize, acc: (i32, i32)) -> (i32, i32) {
     let (mut a0, mut a1) = acc;
