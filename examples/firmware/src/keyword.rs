@@ -19,7 +19,14 @@ fn keyword(arena: &'static mut [u8]) -> Option<[i8; KWS_EXPECTED.len()]> {
     let mut it = Interpreter::new(model, &ops, arena, &Options::default()).ok()?;
     let input = it.input_bytes_mut(0).ok()?;
     input.get_mut(..INPUT.len())?.copy_from_slice(&INPUT);
+    #[cfg(not(feature = "count"))]
     it.invoke().ok()?;
+    #[cfg(feature = "count")]
+    {
+        let (done, ticks) = crate::count::ticks(|| it.invoke());
+        done.ok()?;
+        crate::count::report(ticks);
+    }
     let y = it.output::<i8>(0).ok()?;
     let mut out = [0i8; KWS_EXPECTED.len()];
     let values = y.as_slice().filter(|s| s.len() == KWS_EXPECTED.len())?;

@@ -58,6 +58,8 @@ mod say;
 
 #[cfg(not(size_only))]
 mod app;
+#[cfg(feature = "count")]
+mod count;
 #[cfg(feature = "defmt")]
 mod defmt_log;
 #[cfg(feature = "framework")]

@@ -49,6 +49,20 @@
 #                        MATCH (scores equal to the reference output); needs
 #                        release and nolto in BUILD_TYPES / LTO_MODES
 #   QEMU_SYSTEM_ARM      default qemu-system-arm
+#                        The QEMU run is also the instruction count of Invoke():
+#                        keyword_footprint.cc built with -DKWS_COUNT reads the
+#                        board's CMSDK timer 0 around Invoke() and QEMU runs with
+#                        -icount shift=0 (as ../count.sh does for tessera), so
+#                        it prints "count: N instructions per invoke"
+#   KWS_KERNELS          kernel sets of the keyword program, default "reference";
+#                        "reference cmsis_nn" adds keyword-cmsis_nn programs
+#                        built as OPTIMIZED_KERNEL_DIR=cmsis_nn builds them
+#                        (tools/make/ext_libs/cmsis_nn.inc): TFLM's
+#                        kernels/cmsis_nn/{conv,depthwise_conv,pooling,
+#                        fully_connected,softmax}.cc with the shared *_common.cc,
+#                        CMSIS-NN's Source/**.c (no f16/f32) at -O2, -DCMSIS_NN;
+#                        needs CMSIS_NN_DIR (ARM-software/CMSIS-NN, TFLM's pin in
+#                        tools/make/ext_libs/cmsis_nn_download.sh) and CMSIS_DIR
 #
 # The compile flags reproduce TFLM's own Makefile for
 #   make -f tensorflow/lite/micro/tools/make/Makefile TARGET=cortex_m_generic \
@@ -72,11 +86,17 @@ if [ -n "$KERNEL_OPTS" ] && [ -z "$RUY_DIR" ]; then
 fi
 [ -z "$RUY_DIR" ] || RUY_DIR=$(cd "$RUY_DIR" && pwd)
 QEMU=${QEMU:-0}
+KWS_KERNELS=${KWS_KERNELS:-reference}
+CMSIS_NN_DIR=${CMSIS_NN_DIR:-}
 CMSIS_DIR=${CMSIS_DIR:-}
 CORTEX_DFP_DIR=${CORTEX_DFP_DIR:-}
 # absolute, as the compiles run in TFLM_DIR
 [ -z "$CMSIS_DIR" ] || CMSIS_DIR=$(cd "$CMSIS_DIR" && pwd)
 [ -z "$CORTEX_DFP_DIR" ] || CORTEX_DFP_DIR=$(cd "$CORTEX_DFP_DIR" && pwd)
+[ -z "$CMSIS_NN_DIR" ] || CMSIS_NN_DIR=$(cd "$CMSIS_NN_DIR" && pwd)
+if [[ " $KWS_KERNELS " == *" cmsis_nn "* ]] && { [ -z "$CMSIS_NN_DIR" ] || [ -z "$CMSIS_DIR" ]; }; then
+  echo "KWS_KERNELS=cmsis_nn: set CMSIS_NN_DIR and CMSIS_DIR"; exit 1
+fi
 BUILD_TYPES=${BUILD_TYPES:-release release_with_logs}
 LTO_MODES=${LTO_MODES:-nolto lto}
 OUT=${OUT:-build-tflm}
@@ -94,6 +114,7 @@ echo "tflite-micro: $(git -C "$TFLM_DIR" rev-parse HEAD 2>/dev/null || echo '?')
 echo "flatbuffers:  $(git -C "$FLATBUFFERS_DIR" rev-parse HEAD 2>/dev/null || echo '?')"
 echo "gemmlowp:     $(git -C "$GEMMLOWP_DIR" rev-parse HEAD 2>/dev/null || echo '?')"
 [ -z "$RUY_DIR" ] || echo "ruy:          $(git -C "$RUY_DIR" rev-parse HEAD 2>/dev/null || echo '?')"
+[ -z "$CMSIS_NN_DIR" ] || echo "CMSIS-NN:     $(git -C "$CMSIS_NN_DIR" rev-parse HEAD 2>/dev/null || echo '?')"
 
 # --- flatbuffers headers, with TFLM's patch applied to a private copy --------
 fb="$OUT/flatbuffers"
@@ -203,6 +224,26 @@ for k in conv conv_common depthwise_conv depthwise_conv_common pooling pooling_c
          fully_connected fully_connected_common softmax softmax_common kernel_util; do
   kws_kernel_srcs+=("$M/kernels/$k.cc")
 done
+# OPTIMIZED_KERNEL_DIR=cmsis_nn: the five ops from kernels/cmsis_nn/ (the
+# Makefile's replacement of same-named reference files), the shared files, and
+# the CMSIS-NN library (its Makefile include's CMSIS_NN_CC_SRCS, defines and
+# include paths).
+cmsis_kernel_srcs=()
+CMSIS_NN_FLAGS=""
+if [ -n "$CMSIS_NN_DIR" ]; then
+  for k in conv depthwise_conv pooling fully_connected softmax; do
+    cmsis_kernel_srcs+=("$M/kernels/cmsis_nn/$k.cc")
+  done
+  for k in conv_common depthwise_conv_common pooling_common fully_connected_common \
+           softmax_common kernel_util; do
+    cmsis_kernel_srcs+=("$M/kernels/$k.cc")
+  done
+  while IFS= read -r f; do cmsis_kernel_srcs+=("$f"); done < <(
+    find "$CMSIS_NN_DIR/Source" -name '*.c' ! -name '*_f16.c' ! -name '*_f32.c' \
+      ! -name arm_nntables_flt.c | sort)
+  CMSIS_NN_FLAGS="-DCMSIS_NN -DARM_NN_ENABLE_F16=0 -DARM_NN_ENABLE_F32=0 -I$CMSIS_DIR
+    -I$CMSIS_NN_DIR -I$CMSIS_DIR/CMSIS/Core/Include -I$CMSIS_NN_DIR/Include"
+fi
 
 # --- flags (tools/make/Makefile + targets/cortex_m_generic_makefile.inc) ----
 ARCH="-mcpu=cortex-m4 -mfpu=fpv4-sp-d16 -mthumb -mfloat-abi=hard -mlittle-endian"
@@ -264,37 +305,49 @@ for bt in $BUILD_TYPES; do
     # their own archive, searched before the framework library
     kws_programs=()
     if [ -n "$KERNEL_OPTS" ]; then
-      compile "$here/keyword_footprint.cc" "$d/main/keyword.o" -Os $flags
       compile "$mdir/kws_int8_model_data.cc" "$d/main/kws_model.o" -Os $flags
       compile "$mdir/kws_int8_io_data.cc" "$d/main/kws_io.o" -Os $flags
+    fi
+    # one program per kernel set (KWS_KERNELS) and kernel optimization level;
+    # "reference" keeps the names it always had (keyword-O2, keyword-Os)
+    for ks in $KWS_KERNELS; do
+      [ -n "$KERNEL_OPTS" ] || break
+      case $ks in
+        reference) tag=""; kf=""; ksrcs=("${kws_kernel_srcs[@]}") ;;
+        cmsis_nn) tag="-cmsis_nn"; kf=$CMSIS_NN_FLAGS; ksrcs=("${cmsis_kernel_srcs[@]}") ;;
+        *) echo "unknown kernel set $ks (known: reference cmsis_nn)"; exit 1 ;;
+      esac
+      compile "$here/keyword_footprint.cc" "$d/main/keyword$tag.o" -Os $flags $kf
       for ko in $KERNEL_OPTS; do
-        kd="$d/kobj${ko}"
-        for s in "${kws_kernel_srcs[@]}"; do echo "$s $kd/${s%.*}.o $ko"; done \
-          | FLAGS="$flags" xargs -P "$JOBS" -L 1 bash -c 'compile "$0" "$1" "$2" $FLAGS'
-        $AR -rcs "$d/libkws-kernels${ko}.a" $(find "$kd" -name '*.o' | sort)
-        p="keyword${ko}"
-        $CXX $ARCH -Os $L "$d/main/keyword.o" "$d/main/kws_model.o" "$d/main/kws_io.o" \
-          -L"$d" -lkws-kernels${ko} -ltensorflow-microlite -lm $LDFLAGS \
+        kd="$d/kobj$tag${ko}"
+        for s in "${ksrcs[@]}"; do o=${s#"$CMSIS_NN_DIR"/}; echo "$s $kd/${o%.*}.o $ko"; done \
+          | FLAGS="$flags $kf" xargs -P "$JOBS" -L 1 bash -c 'compile "$0" "$1" "$2" $FLAGS'
+        $AR -rcs "$d/libkws-kernels$tag${ko}.a" $(find "$kd" -name '*.o' | sort)
+        p="keyword$tag${ko}"
+        $CXX $ARCH -Os $L "$d/main/keyword$tag.o" "$d/main/kws_model.o" "$d/main/kws_io.o" \
+          -L"$d" -lkws-kernels$tag${ko} -ltensorflow-microlite -lm $LDFLAGS \
           -Wl,-Map="$d/bin/$p.map" -o "$d/bin/${p}_memory_footprint.elf"
         kws_programs+=("$p")
       done
-    fi
-    # optional: the same program printing its scores, run under QEMU
-    if [ "$QEMU" = 1 ] && [ -n "$KERNEL_OPTS" ] && [ "$bt $lto" = "release nolto" ]; then
-      ko=${KERNEL_OPTS%% *}
-      compile "$here/keyword_footprint.cc" "$d/main/keyword_print.o" -Os $flags -DKWS_PRINT
-      compile "$here/qemu_start.c" "$d/main/qemu_start.o" -Os $flags
-      q="$d/bin/keyword${ko}_qemu.elf"
-      $CXX $ARCH -Os "$d/main/qemu_start.o" "$d/main/keyword_print.o" "$d/main/kws_model.o" \
-        "$d/main/kws_io.o" -L"$d" -lkws-kernels${ko} -ltensorflow-microlite -lm \
-        --specs=nano.specs --specs=rdimon.specs -Wl,--gc-sections \
-        -Wl,--undefined=qemu_vectors -Wl,--section-start=.qemu_vectors=0 -o "$q"
-      echo "== running $(basename "$q") under QEMU (mps2-an386, Cortex-M4)"
-      timeout 300 "${QEMU_SYSTEM_ARM:-qemu-system-arm}" -machine mps2-an386 -cpu cortex-m4 \
-        -semihosting-config enable=on,target=native -nographic -monitor none \
-        -kernel "$q" | tee "$d/bin/qemu.log"
-      grep -qx MATCH "$d/bin/qemu.log" || { echo "QEMU run: output differs or run failed"; exit 1; }
-    fi
+      # optional: the same program printing its scores and counting the
+      # instructions of Invoke(), run under QEMU
+      if [ "$QEMU" = 1 ] && [ "$bt $lto" = "release nolto" ]; then
+        ko=${KERNEL_OPTS%% *}
+        compile "$here/keyword_footprint.cc" "$d/main/keyword_print$tag.o" -Os $flags $kf \
+          -DKWS_PRINT -DKWS_COUNT
+        compile "$here/qemu_start.c" "$d/main/qemu_start.o" -Os $flags
+        q="$d/bin/keyword$tag${ko}_qemu.elf"
+        $CXX $ARCH -Os "$d/main/qemu_start.o" "$d/main/keyword_print$tag.o" "$d/main/kws_model.o" \
+          "$d/main/kws_io.o" -L"$d" -lkws-kernels$tag${ko} -ltensorflow-microlite -lm \
+          --specs=nano.specs --specs=rdimon.specs -Wl,--gc-sections \
+          -Wl,--undefined=qemu_vectors -Wl,--section-start=.qemu_vectors=0 -o "$q"
+        echo "== running $(basename "$q") under QEMU (mps2-an386, Cortex-M4, -icount shift=0)"
+        timeout 300 "${QEMU_SYSTEM_ARM:-qemu-system-arm}" -machine mps2-an386 -cpu cortex-m4 \
+          -icount shift=0 -semihosting-config enable=on,target=native -nographic -monitor none \
+          -kernel "$q" | tee "$d/bin/qemu$tag.log"
+        grep -qx MATCH "$d/bin/qemu$tag.log" || { echo "QEMU run: output differs or run failed"; exit 1; }
+      fi
+    done
     results+=("$bt $lto $d ${kws_programs[*]}")
   done
 done

@@ -28,6 +28,25 @@
 #include <cstdio>
 #endif
 
+#ifdef KWS_COUNT
+// With -DKWS_COUNT (and KWS_PRINT; QEMU only): the instructions of Invoke(),
+// read as ../count.sh reads tessera's. The CMSDK APB timer 0 of QEMU's
+// mps2-an386 counts down at 25 MHz; under -icount shift=0 one tick is 40 guest
+// instructions.
+namespace {
+volatile uint32_t* const timer0 = reinterpret_cast<volatile uint32_t*>(0x40000000);
+// CTRL (0), VALUE (1), RELOAD (2): restart from 0xffffffff, enabled; read it.
+__attribute__((noinline)) uint32_t TimerRestart() {
+  timer0[0] = 0;
+  timer0[2] = 0xffffffffu;
+  timer0[1] = 0xffffffffu;
+  timer0[0] = 1;
+  return timer0[1];
+}
+__attribute__((noinline)) uint32_t TimerNow() { return timer0[1]; }
+}  // namespace
+#endif
+
 namespace {
 // TFLM needs 7 776 bytes for this model; as in TFLM's benchmarks, the arena is
 // a static, 16-byte aligned array (.bss).
@@ -51,7 +70,20 @@ int main(int argc, char** argv) {
   TfLiteTensor* input = interpreter.input(0);
   if (input == nullptr || input->bytes != g_kws_int8_input_size) return 3;
   std::memcpy(input->data.int8, g_kws_int8_input, g_kws_int8_input_size);
+#ifdef KWS_COUNT
+  const uint32_t start = TimerRestart();
+#endif
   if (interpreter.Invoke() != kTfLiteOk) return 4;
+#ifdef KWS_COUNT
+  const uint32_t ticks = start - TimerNow();
+  const uint32_t empty_start = TimerRestart();
+  const uint32_t empty = empty_start - TimerNow();
+  std::printf(
+      "count: %lu instructions per invoke (timer ticks %lu x 40, less %lu for "
+      "the timer reads; valid only under -icount shift=0)\n",
+      static_cast<unsigned long>((ticks - empty) * 40),
+      static_cast<unsigned long>(ticks), static_cast<unsigned long>(empty * 40));
+#endif
   TfLiteTensor* output = interpreter.output(0);
   if (output == nullptr || output->bytes != g_kws_int8_expected_size) return 5;
 #ifdef KWS_PRINT

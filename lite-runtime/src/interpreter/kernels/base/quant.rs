@@ -57,9 +57,13 @@ pub(crate) fn saturating_rounding_doubling_high_mul(a: i32, b: i32) -> i32 {
         return i32::MAX;
     }
     let ab = i64::from(a) * i64::from(b);
-    let nudge: i64 = if ab >= 0 { 1 << 30 } else { 1 - (1 << 30) };
-    // C's division truncates toward zero, as Rust's does.
-    ((ab + nudge) / (1i64 << 31)) as i32
+    // The reference's `(ab + nudge) / 2^31` with C's division, which truncates toward zero,
+    // and `nudge` 2^30, or 1 - 2^30 for a negative `ab`. For `ab < 0` the sum is negative and
+    // truncating it is `floor((ab + 1 - 2^30 + 2^31 - 1) / 2^31)`: both cases are one
+    // arithmetic shift of `ab + 2^30`, with no division and no branch on the sign (on a
+    // Cortex-M4, SMLAL and two shifts in place of a 64-bit division's fix-ups; the old form is
+    // kept in the tests as the reference).
+    ((ab + (1 << 30)) >> 31) as i32
 }
 
 /// gemmlowp's `RoundingDivideByPOT`: `x / 2^exponent` rounded to nearest, ties away from

@@ -234,6 +234,7 @@ fn dot_u8(a: &[u8], b: &[u8]) -> i32 {
 }
 
 #[inline(always)]
+#[cfg_attr(tessera_arm_dsp, allow(dead_code))] // `dsp::conv_i8` replaces its one caller there
 fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
     a.iter().zip(b).fold(0i32, |s, (&x, &w)| {
         s.wrapping_add(i32::from(x) * i32::from(w))
@@ -471,8 +472,9 @@ pub(crate) fn depthwise_f32_impl(
 /// CONV_2D, int8: `sum (x + input_offset) w + bias`, computed as `sum x w + (bias +
 /// input_offset sum w)` over a patch padded with the input zero point, then requantized.
 #[inline(always)]
-// On aarch64 the NEON body always runs; this is the reference its tests compare with.
-#[cfg_attr(all(target_arch = "aarch64", not(test)), allow(dead_code))]
+// The reference the SIMD bodies' tests compare with: on aarch64 the NEON body always runs,
+// and the DSP body replaces it on a Cortex-M with the DSP extension.
+#[cfg_attr(any(tessera_arm_dsp, all(target_arch = "aarch64", not(test))), allow(dead_code))]
 pub(crate) fn conv_i8_impl(
     g: &Geometry,
     input: &[i8],
@@ -853,6 +855,14 @@ pub(crate) fn depthwise_i16_impl(
 mod avx2;
 #[cfg(target_arch = "aarch64")]
 mod neon;
+// On other hosts the DSP bodies run on an emulation of their instructions, for the tests.
+#[cfg(any(tessera_arm_dsp, test))]
+mod dsp;
+// The int8 convolutions' portable body: the DSP extension's where the target has it.
+#[cfg(tessera_arm_dsp)]
+use dsp::{conv_i8 as conv_i8_body, depthwise_i8 as depthwise_i8_body};
+#[cfg(not(tessera_arm_dsp))]
+use {conv_i8_impl as conv_i8_body, depthwise_i8_impl as depthwise_i8_body};
 pub(crate) mod packed;
 #[cfg(any(
     target_arch = "aarch64",
@@ -909,9 +919,9 @@ dispatch! {
     /// DEPTHWISE_CONV_2D, float32.
     depthwise_f32 => avx2::depthwise_f32, neon::depthwise_f32, depthwise_f32_impl(g: &Geometry, input: &[f32], filter: &[f32], bias: Option<&[f32]>, out: &mut [f32], acc: &mut [f32]);
     /// CONV_2D, int8.
-    conv_i8 => avx2::conv_i8, neon::conv_i8, conv_i8_impl(g: &Geometry, input: &[i8], filter: &[i8], q: &Requant<'_>, out: &mut [i8], patch: &mut [i8], acc: &mut [i32]);
+    conv_i8 => avx2::conv_i8, neon::conv_i8, conv_i8_body(g: &Geometry, input: &[i8], filter: &[i8], q: &Requant<'_>, out: &mut [i8], patch: &mut [i8], acc: &mut [i32]);
     /// DEPTHWISE_CONV_2D, int8.
-    depthwise_i8 => avx2::depthwise_i8, neon::depthwise_i8, depthwise_i8_impl(g: &Geometry, input: &[i8], filter: &[i8], q: &Requant<'_>, out: &mut [i8], acc: &mut [i32]);
+    depthwise_i8 => avx2::depthwise_i8, neon::depthwise_i8, depthwise_i8_body(g: &Geometry, input: &[i8], filter: &[i8], q: &Requant<'_>, out: &mut [i8], acc: &mut [i32]);
     /// CONV_2D, uint8.
     conv_u8 => conv_u8_avx2, conv_u8_impl, conv_u8_impl(g: &Geometry, input: &[u8], filter: &[u8], q: &Requant<'_>, out: &mut [u8], patch: &mut [u8]);
     /// DEPTHWISE_CONV_2D, uint8.

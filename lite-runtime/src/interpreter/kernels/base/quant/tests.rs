@@ -144,3 +144,50 @@ proptest! {
         prop_assert_eq!(i128::from(multiply_by_quantized_multiplier_i64(x, q, s)), i128::from(v as i32));
     }
 }
+
+/// gemmlowp's `SaturatingRoundingDoublingHighMul` as written there: a sign-dependent nudge and
+/// a division that truncates toward zero.
+fn srdhm_as_gemmlowp(a: i32, b: i32) -> i32 {
+    if a == i32::MIN && b == i32::MIN {
+        return i32::MAX;
+    }
+    let ab = i64::from(a) * i64::from(b);
+    let nudge: i64 = if ab >= 0 { 1 << 30 } else { 1 - (1 << 30) };
+    ((ab + nudge) / (1i64 << 31)) as i32
+}
+
+proptest! {
+    #![proptest_config(cases())]
+
+    /// The shift form equals gemmlowp's division form everywhere.
+    #[test]
+    fn srdhm_shift_is_the_division(a in any::<i32>(), b in any::<i32>(), small in -70_000i32..70_000) {
+        prop_assert_eq!(saturating_rounding_doubling_high_mul(a, b), srdhm_as_gemmlowp(a, b));
+        // Products near the rounding ties and zero.
+        prop_assert_eq!(saturating_rounding_doubling_high_mul(small, b), srdhm_as_gemmlowp(small, b));
+        prop_assert_eq!(saturating_rounding_doubling_high_mul(small, 1 << 30), srdhm_as_gemmlowp(small, 1 << 30));
+    }
+}
+
+#[test]
+fn srdhm_shift_is_the_division_at_the_corners() {
+    let v = [
+        i32::MIN,
+        i32::MIN + 1,
+        -(1 << 30),
+        -1,
+        0,
+        1,
+        1 << 30,
+        i32::MAX - 1,
+        i32::MAX,
+    ];
+    for a in v {
+        for b in v {
+            assert_eq!(
+                saturating_rounding_doubling_high_mul(a, b),
+                srdhm_as_gemmlowp(a, b)
+            );
+        }
+    }
+}
