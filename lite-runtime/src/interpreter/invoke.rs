@@ -117,7 +117,7 @@ impl Interpreter<'_, '_> {
         let model = self.model.bytes();
         #[cfg(feature = "std")]
         let workers: &dyn super::Workers = match &self.pool {
-            Some(pool) => pool,
+            Some(pool) => &**pool,
             None => &super::Inline,
         };
         #[cfg(not(feature = "std"))]

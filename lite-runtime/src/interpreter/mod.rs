@@ -145,9 +145,10 @@ pub struct Interpreter<'m, 'a> {
     used: usize,
     #[cfg(feature = "control-flow")]
     max_loop_iterations: u32,
-    /// The pool of [`Options::threads`] above one.
+    /// The pool of [`Options::threads`] above one (boxed: one word in the interpreter, which
+    /// callers count with their arena).
     #[cfg(feature = "std")]
-    pool: Option<workers::Pool>,
+    pool: Option<std::boxed::Box<workers::Pool>>,
 }
 
 /// Tensors, operators and operand-table entries: where the header's tables end. (`u32`:
@@ -405,7 +406,8 @@ impl<'m, 'a> Interpreter<'m, 'a> {
             #[cfg(feature = "control-flow")]
             max_loop_iterations: options.max_loop_iterations,
             #[cfg(feature = "std")]
-            pool: (options.threads > 1).then(|| workers::Pool::new(options.threads)),
+            pool: (options.threads > 1)
+                .then(|| std::boxed::Box::new(workers::Pool::new(options.threads))),
         };
         this.copy_constants()?;
         this.empty_string_inputs();
@@ -419,7 +421,7 @@ impl<'m, 'a> Interpreter<'m, 'a> {
     pub fn threads(&self) -> usize {
         #[cfg(feature = "std")]
         {
-            self.pool.as_ref().map_or(1, Workers::threads)
+            self.pool.as_ref().map_or(1, |p| p.threads())
         }
         #[cfg(not(feature = "std"))]
         1

@@ -41,8 +41,8 @@ fn banded<X: Sync, Y: Send + Clone + Default>(
     per: usize,
     body: &bands::Body<'_, X, Y, u8>,
 ) -> Vec<Y> {
-    static POOL: std::sync::OnceLock<crate::interpreter::workers::Pool> = std::sync::OnceLock::new();
-    let pool = POOL.get_or_init(|| crate::interpreter::workers::Pool::new(3));
+    // A pool per call, stopped when dropped (Miri requires every thread joined).
+    let pool = &crate::interpreter::workers::Pool::new(3);
     let per = bands::per_band(per, 3);
     let mut out = vec![Y::default(); n_out];
     // 16-byte aligned scratch, as the arena's.

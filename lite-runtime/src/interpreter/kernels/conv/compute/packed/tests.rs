@@ -26,10 +26,9 @@ fn floats(seed: u64, n: usize) -> std::vec::Vec<f32> {
         .collect()
 }
 
-/// One pool for every case.
-fn three_threads() -> &'static crate::interpreter::workers::Pool {
-    static POOL: std::sync::OnceLock<crate::interpreter::workers::Pool> = std::sync::OnceLock::new();
-    POOL.get_or_init(|| crate::interpreter::workers::Pool::new(3))
+/// A pool of three threads, stopped when dropped (Miri requires every thread joined).
+fn three_threads() -> crate::interpreter::workers::Pool {
+    crate::interpreter::workers::Pool::new(3)
 }
 
 fn check(c: &Case, bias: bool, clamp: bool) -> Result<(), TestCaseError> {
@@ -54,7 +53,7 @@ fn check(c: &Case, bias: bool, clamp: bool) -> Result<(), TestCaseError> {
     let mut split = std::vec![f32::NAN; n_out];
     let mut patches3 = std::vec![f32::NAN; 3 * patch_len(&g)];
     let unit = TILE * oc.max(1);
-    crate::interpreter::workers::split(pool, &mut split, unit, &mut patches3, patch_len(&g), usize::MAX, &|first, out, patches| {
+    crate::interpreter::workers::split(&pool, &mut split, unit, &mut patches3, patch_len(&g), usize::MAX, &|first, out, patches| {
         conv_packed_part(&g, &x, &packed, b, first / oc.max(1), out, patches)
     })
     .unwrap();
