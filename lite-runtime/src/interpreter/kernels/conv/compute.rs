@@ -484,15 +484,17 @@ pub(crate) fn conv_i8_impl(
     patch: &mut [i8],
     acc: &mut [i32],
 ) -> Result<(), KernelError> {
-    let d = Dims::of(g)?;
-    let row = g.row();
-    let input = take(input, d.input_len())?;
-    let filter = take(filter, d.out_c * row)?;
-    check_requant(q, d.out_c)?;
-    let patch = take_mut(patch, row)?;
-    let acc = take_mut(acc, d.out_c)?;
-    let zp = i8::try_from(-g.input_offset).map_err(|_| SHORT)?;
-    let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
+    let ConvI8 {
+        d,
+        row,
+        input,
+        filter,
+        patch,
+        acc,
+        zp,
+        mut pixels,
+        ..
+    } = ConvI8::check(g, input, filter, q, out, patch, acc)?;
     for (b, w) in Windows::new(g)? {
         let x = gather(g, &d, input, b, &w, zp, patch)?;
         for ((k, a), &bias) in filter.chunks_exact(row).zip(acc.iter_mut()).zip(q.bias) {
@@ -501,6 +503,51 @@ pub(crate) fn conv_i8_impl(
         requant_row(acc, q, g, pixels.next().ok_or(SHORT)?);
     }
     Ok(())
+}
+
+/// An int8 CONV_2D's operands checked against its geometry, as every body (portable, AVX2,
+/// NEON, DSP) starts: each slice cut to its length, the input zero point as an int8 (the
+/// patch's padding), the output as one chunk of channels per pixel.
+struct ConvI8<'a> {
+    d: Dims,
+    row: usize,
+    input: &'a [i8],
+    filter: &'a [i8],
+    patch: &'a mut [i8],
+    acc: &'a mut [i32],
+    bias: &'a [i32],
+    zp: i8,
+    pixels: core::slice::ChunksExactMut<'a, i8>,
+}
+
+impl<'a> ConvI8<'a> {
+    /// The operands of `g`, or [`SHORT`] (a slice shorter than the geometry, a zero point
+    /// outside int8).
+    #[inline(always)]
+    fn check(
+        g: &Geometry,
+        input: &'a [i8],
+        filter: &'a [i8],
+        q: &Requant<'a>,
+        out: &'a mut [i8],
+        patch: &'a mut [i8],
+        acc: &'a mut [i32],
+    ) -> Result<Self, KernelError> {
+        let d = Dims::of(g)?;
+        let row = g.row();
+        check_requant(q, d.out_c)?;
+        Ok(Self {
+            row,
+            input: take(input, d.input_len())?,
+            filter: take(filter, d.out_c * row)?,
+            patch: take_mut(patch, row)?,
+            acc: take_mut(acc, d.out_c)?,
+            bias: take(q.bias, d.out_c)?,
+            zp: i8::try_from(-g.input_offset).map_err(|_| SHORT)?,
+            pixels: take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c.max(1)),
+            d,
+        })
+    }
 }
 
 /// Requantizes one pixel's channel sums (a loop over channels, which vectorizes).
@@ -861,7 +908,9 @@ mod dsp;
 // The int8 convolutions' portable body: the DSP extension's where the target has it.
 #[cfg(tessera_arm_dsp)]
 use dsp::{conv_i8 as conv_i8_body, depthwise_i8 as depthwise_i8_body};
+// (On aarch64 the NEON bodies run in their place.)
 #[cfg(not(tessera_arm_dsp))]
+#[cfg_attr(target_arch = "aarch64", allow(unused_imports))]
 use {conv_i8_impl as conv_i8_body, depthwise_i8_impl as depthwise_i8_body};
 pub(crate) mod packed;
 #[cfg(any(

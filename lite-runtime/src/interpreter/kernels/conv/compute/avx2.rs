@@ -15,6 +15,7 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use super::simd::{MAX_TAPS, chunk_mut, interior_taps, requant_rest, window_taps};
+use super::ConvI8;
 use super::{
     Dims, Geometry, KernelError, Requant, SHORT, Window, Windows, at, check_requant, chunk, clamp,
     dot_f32, dot_i8, gather, take, take_mut,
@@ -309,15 +310,17 @@ pub(crate) unsafe fn conv_i8(
     patch: &mut [i8],
     acc: &mut [i32],
 ) -> Result<(), KernelError> {
-    let d = Dims::of(g)?;
-    let row = g.row();
-    let input = take(input, d.input_len())?;
-    let filter = take(filter, d.out_c * row)?;
-    check_requant(q, d.out_c)?;
-    let patch = take_mut(patch, row)?;
-    let acc = take_mut(acc, d.out_c)?;
-    let bias = take(q.bias, d.out_c)?;
-    let zp = i8::try_from(-g.input_offset).map_err(|_| SHORT)?;
+    let ConvI8 {
+        d,
+        row,
+        input,
+        filter,
+        patch,
+        acc,
+        bias,
+        zp,
+        mut pixels,
+    } = ConvI8::check(g, input, filter, q, out, patch, acc)?;
     let blocks = d.out_c / 8;
     let (n16, tail8) = (row / 16, row % 16 >= 8);
     let rest = n16 * 16 + if tail8 { 8 } else { 0 };
@@ -325,7 +328,6 @@ pub(crate) unsafe fn conv_i8(
     let direct = rest == row;
     // SAFETY: AVX2 is enabled for this function.
     let o = unsafe { out8(g) };
-    let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
     for (b, w) in Windows::new(g)? {
         let x = gather(g, &d, input, b, &w, zp, patch)?;
         let x = take(x, row)?;

@@ -8,6 +8,7 @@
 //! firmware's keyword-spotting check runs them on the target.
 
 use super::super::super::base::check::SHORT;
+use super::ConvI8;
 use super::{
     Dims, Geometry, KernelError, Requant, Windows, at, check_requant, depthwise_i8_impl, gather,
     requant_row, take, take_mut,
@@ -76,16 +77,17 @@ pub(super) fn conv_i8(
     patch: &mut [i8],
     acc: &mut [i32],
 ) -> Result<(), KernelError> {
-    let d = Dims::of(g)?;
-    let row = g.row();
-    let input = take(input, d.input_len())?;
-    let filter = take(filter, d.out_c * row)?;
-    check_requant(q, d.out_c)?;
-    let patch = take_mut(patch, row)?;
-    let acc = take_mut(acc, d.out_c)?;
-    let bias = take(q.bias, d.out_c)?;
-    let zp = i8::try_from(-g.input_offset).map_err(|_| SHORT)?;
-    let mut pixels = take_mut(out, d.output_len())?.chunks_exact_mut(d.out_c);
+    let ConvI8 {
+        d,
+        row,
+        input,
+        filter,
+        patch,
+        acc,
+        bias,
+        zp,
+        mut pixels,
+    } = ConvI8::check(g, input, filter, q, out, patch, acc)?;
     for (b, w) in Windows::new(g)? {
         let x = gather(g, &d, input, b, &w, zp, patch)?;
         if x.len() < row {
