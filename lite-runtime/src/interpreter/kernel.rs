@@ -168,16 +168,6 @@ impl<'m> Prepare<'m> {
         1
     }
 
-    /// Parts a kernel that splits its work over the threads splits it into, each with its own
-    /// scratch: a few per thread with more than one thread, else 1.
-    #[must_use]
-    pub fn parts(&self) -> usize {
-        #[cfg(feature = "std")]
-        return super::workers::parts(self.threads());
-        #[cfg(not(feature = "std"))]
-        1
-    }
-
     /// Whether tensor `t` of the graph is the output of a DEQUANTIZE of a constant: its
     /// values never change, though it is not a constant itself.
     pub(crate) fn dequantizes_a_constant(&self, t: usize) -> bool {

@@ -146,21 +146,6 @@ impl<'a, T> Parts<'a, T> {
     }
 }
 
-/// Parts per thread a kernel's work is split into, when there is more than one thread: a
-/// thread that starts late (its core busy, or asleep) then finds parts left to take instead
-/// of holding the others up with a whole share.
-pub(crate) const PARTS_PER_THREAD: usize = 4;
-
-/// How many parts work is split into for `threads` threads (1 for one thread).
-#[must_use]
-pub(crate) fn parts(threads: usize) -> usize {
-    if threads > 1 {
-        threads.saturating_mul(PARTS_PER_THREAD).min(MAX_PARTS)
-    } else {
-        1
-    }
-}
-
 /// A task of [`split`]: `(first position, part, its scratch)`.
 pub(crate) type PartTask<'t, T, S> =
     dyn Fn(usize, &mut [T], &mut [S]) -> Result<(), KernelError> + Sync + 't;
@@ -184,7 +169,8 @@ pub(crate) fn split<T: Send, S: Send>(
     task: &PartTask<'_, T, S>,
 ) -> Result<(), KernelError> {
     let unit = unit.max(1);
-    let count = parts(workers.threads())
+    let count = workers
+        .threads()
         .min(out.len() / unit)
         .min(scratch.len().checked_div(per_part).unwrap_or(usize::MAX));
     if count <= 1 || work < MIN_WORK {

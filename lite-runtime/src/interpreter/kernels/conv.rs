@@ -490,16 +490,16 @@ fn prepare<const KINDS: u32>(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         channel_params::<KINDS>(&Operands::of(ctx)?, &g, |_, _, _| {})?;
     }
     let mut params = g.params();
-    // One set of work bytes per part of the split (`bands`).
-    let parts = ctx.parts();
+    // One set of work bytes per thread (`bands`).
+    let threads = ctx.threads();
     let (mut persistent, mut scratch) = (
         g.persistent_bytes(),
-        g.bias_bytes() + bands::per_band(g.work_bytes(), parts) * parts,
+        g.bias_bytes() + bands::per_band(g.work_bytes(), threads) * threads,
     );
     if let Some(bytes) = packing(ctx, &g) {
         params.packed = 1;
-        // One set of patches per part of the split.
-        (persistent, scratch) = (bytes, 4 * packed::patch_len(&g) * parts);
+        // One set of patches per thread.
+        (persistent, scratch) = (bytes, 4 * packed::patch_len(&g) * ctx.threads());
     }
     ctx.request_persistent(persistent);
     ctx.request_scratch(scratch);
@@ -790,11 +790,11 @@ fn eval_packed(ctx: &mut Eval<'_>, g: &Geometry) -> Result<(), KernelError> {
         let workers = ctx.workers();
         let out = ctx.output::<f32>(0)?;
         let scratch = ctx.scratch();
-        let sets = match per_part {
-            0 => 0,
+        let threads = match per_part {
+            0 => workers.threads(),
             n => scratch.len() / 4 / n,
         };
-        let patches = scratch_of::<f32>(scratch, per_part * sets)?;
+        let patches = scratch_of::<f32>(scratch, per_part * threads)?;
         let oc = (g.out_c as usize).max(1);
         let work = out.len().saturating_mul(row);
         crate::interpreter::workers::split(
