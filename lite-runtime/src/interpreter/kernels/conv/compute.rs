@@ -491,13 +491,13 @@ pub(crate) fn conv_i8_impl(
         filter,
         patch,
         acc,
+        bias,
         zp,
         mut pixels,
-        ..
     } = ConvI8::check(g, input, filter, q, out, patch, acc)?;
     for (b, w) in Windows::new(g)? {
         let x = gather(g, &d, input, b, &w, zp, patch)?;
-        for ((k, a), &bias) in filter.chunks_exact(row).zip(acc.iter_mut()).zip(q.bias) {
+        for ((k, a), &bias) in filter.chunks_exact(row).zip(acc.iter_mut()).zip(bias) {
             *a = dot_i8(x, k).wrapping_add(bias);
         }
         requant_row(acc, q, g, pixels.next().ok_or(SHORT)?);
