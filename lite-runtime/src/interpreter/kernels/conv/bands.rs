@@ -21,7 +21,7 @@ pub(super) fn in_bands<X, Y, S>(
     scratch: &mut [S],
     _per_part: usize,
     _work: usize,
-    body: &dyn Fn(&Geometry, &[X], &mut [Y], &mut [S]) -> Result<(), KernelError>,
+    body: &Body<'_, X, Y, S>,
 ) -> Result<(), KernelError> {
     body(g, input, out, scratch)
 }
@@ -54,6 +54,12 @@ pub(super) fn band(g: &Geometry, start: u32, end: u32) -> (Geometry, u32) {
     };
     (band, first as u32)
 }
+
+/// A convolution body as `in_bands` runs it: `(geometry, input, output, scratch)` (one
+/// thread: no `Sync` needed).
+#[cfg(not(feature = "std"))]
+pub(super) type Body<'b, X, Y, S> =
+    dyn Fn(&Geometry, &[X], &mut [Y], &mut [S]) -> Result<(), KernelError> + 'b;
 
 /// A convolution body as [`in_bands`] runs it: `(geometry, input, output, scratch)`.
 #[cfg(feature = "std")]
