@@ -3,7 +3,8 @@
 //! arithmetic ([`quant`], element types [`qtype`]), fused activations ([`fused`]),
 //! broadcasting ([`broadcast`]), convolution windows ([`window`]), float math ([`math`]), the
 //! sparse format ([`sparsity`]), strided reads ([`strided`]), the float element-wise scaffold
-//! ([`elementwise`]) and the quantized lookup-table one ([`table`]). Nothing here imports a
+//! ([`elementwise`]), the quantized lookup-table one ([`table`]) and the threads kernels split
+//! their outputs over ([`threads`]). Nothing here imports a
 //! family, and
 //! no family imports another (TensorFlow Lite Micro's `kernel_util` and `*_common.cc`).
 

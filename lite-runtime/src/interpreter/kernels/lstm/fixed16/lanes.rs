@@ -80,16 +80,7 @@ fn exp_on_negative_values<const I: i32>(a: i32) -> i32 {
     let one_quarter: i32 = 1 << (15 - I - 2);
     let mask = one_quarter - 1;
     let amq = w((a & mask) - one_quarter);
-    let scaled = match I {
-        0 => mul_pot::<0>(amq),
-        1 => mul_pot::<1>(amq),
-        2 => mul_pot::<2>(amq),
-        3 => mul_pot::<3>(amq),
-        4 => mul_pot::<4>(amq),
-        5 => mul_pot::<5>(amq),
-        6 => mul_pot::<6>(amq),
-        _ => mul_pot::<7>(amq),
-    };
+    let scaled = mul_pot::<I>(amq);
     let mut result = exp_on_interval(scaled);
     let remainder = w(amq - a);
     result = barrel::<I, -2>(result, remainder, constant(1_672_461_947));
