@@ -83,7 +83,7 @@ pub(crate) fn conv_packed_f32(
     conv_packed_part(g, input, packed, bias, 0, out, patches)
 }
 
-/// [`conv_packed_f32`] for the output pixels from `first` on, as many as `out` holds (whole
+/// `conv_packed_f32` for the output pixels from `first` on, as many as `out` holds (whole
 /// pixels): one thread's part.
 pub(crate) fn conv_packed_part(
     g: &Geometry,
@@ -113,7 +113,7 @@ struct Part<'o> {
     out: &'o mut [f32],
 }
 
-/// [`conv_packed_f32`] with the AVX2 tiles, compiled with AVX2 so that the tiles inline.
+/// `conv_packed_f32` with the AVX2 tiles, compiled with AVX2 so that the tiles inline.
 ///
 /// # Safety
 /// The CPU must have AVX2.

@@ -1,4 +1,4 @@
-//! [`logistic`](super::logistic) and [`tanh`](super::tanh) over whole slices, bit for bit:
+//! `logistic` and `tanh` over whole slices, bit for bit:
 //! the same gemmlowp steps on `i32` lanes holding `int16_t` values, with every branch a
 //! select and `integer_bits` a constant, so that the loop vectorizes (8 values to an AVX2
 //! register) where the scalar functions branch per value. An integer LSTM applies one of
@@ -148,7 +148,7 @@ fn tanh_slice<const I: i32>(v: &mut [i16]) {
     }
 }
 
-/// Every value's [`logistic`](super::logistic) with `integer_bits` (`0..=7`; others clamp).
+/// Every value's `logistic` with `integer_bits` (`0..=7`; others clamp).
 #[inline(always)]
 fn logistic_portable(v: &mut [i16], integer_bits: i32) {
     match integer_bits {
@@ -163,7 +163,7 @@ fn logistic_portable(v: &mut [i16], integer_bits: i32) {
     }
 }
 
-/// Every value's [`tanh`](super::tanh) with `integer_bits` (`0..=6`; others clamp): its
+/// Every value's `tanh` with `integer_bits` (`0..=6`; others clamp): its
 /// exponential runs with one integer bit more.
 #[inline(always)]
 fn tanh_portable(v: &mut [i16], integer_bits: i32) {
@@ -198,7 +198,7 @@ unsafe fn tanh_avx2(v: &mut [i16], integer_bits: i32) {
     tanh_portable(v, integer_bits);
 }
 
-/// Replaces every value with its [`logistic`](super::logistic) (`integer_bits` in `0..=7`).
+/// Replaces every value with its `logistic` (`integer_bits` in `0..=7`).
 pub(crate) fn logistic_all(v: &mut [i16], integer_bits: i32) {
     #[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86")))]
     if std::is_x86_feature_detected!("avx2") {
@@ -208,7 +208,7 @@ pub(crate) fn logistic_all(v: &mut [i16], integer_bits: i32) {
     logistic_portable(v, integer_bits);
 }
 
-/// Replaces every value with its [`tanh`](super::tanh) (`integer_bits` in `0..=6`).
+/// Replaces every value with its `tanh` (`integer_bits` in `0..=6`).
 pub(crate) fn tanh_all(v: &mut [i16], integer_bits: i32) {
     #[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86")))]
     if std::is_x86_feature_detected!("avx2") {
