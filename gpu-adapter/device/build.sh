@@ -30,6 +30,6 @@ for example in embedding_bag table_batched; do
   cargo build --release -p tessera-gpu --example "$example"
   cp "target/release/examples/$example" "$dir/example-$example"
 done
-cp gpu-adapter/benches/torch_embedding_bag.py "$dir/"
+cp gpu-adapter/benches/torch_embedding_bag.py gpu-adapter/benches/torch_table_batched.py "$dir/"
 strip "$dir"/test-* "$dir"/bench-* "$dir"/example-*
 ls -l "$dir"

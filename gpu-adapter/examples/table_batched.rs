@@ -11,13 +11,13 @@
 //! ```
 //!
 //! `NORM_FILE`: 1 label, 13 dense features, 26 `u32`-key slots of at most 4 keys (the
-//! `embedding_bag` example's format; without it 262 144 samples are generated into the
-//! temporary folder). `WORKERS`: decoding threads (default 4). `ROW_TYPE`: `f32` (default),
+//! `embedding_bag` example's format; without it, or as `-`, 1 048 576 samples are generated
+//! into the temporary folder). `WORKERS`: decoding threads (default 4). `ROW_TYPE`: `f32` (default),
 //! `f16`, `bf16` or `int8`. Tables: 1.5 GiB of rows of width 64 in Criteo's proportions.
 //! Batches of 4 096 samples, 2 slots per worker, 3 device buffers.
 //!
 //! Exit status: 0 after a run; 1 on an error; 2 when there is no CUDA driver, device or
-//! NVRTC. Written on a machine without a GPU: not run yet.
+//! NVRTC.
 
 #[path = "../benches/support/mod.rs"]
 mod support;
@@ -43,7 +43,7 @@ use tessera_gpu::{
 const BATCH: usize = 4096;
 const WIDTH: usize = 64;
 const MAX_NNZ: u32 = 4;
-const GENERATED: usize = 262_144;
+const GENERATED: usize = 1 << 20;
 const WORKERS: usize = 4;
 const TABLE_BYTES: u64 = 3 << 29; // 1.5 GiB
 
@@ -229,7 +229,8 @@ fn main() -> ExitCode {
         }
     };
     let mut args = std::env::args_os().skip(1);
-    let path = args.next().map(PathBuf::from);
+    // `-` (or nothing) for the generated file, so WORKERS and ROW_TYPE can follow.
+    let path = args.next().filter(|p| p != "-").map(PathBuf::from);
     let workers = match args.next().map(|w| w.to_string_lossy().parse::<usize>()) {
         None => WORKERS,
         Some(Ok(w)) if w > 0 => w,

@@ -56,7 +56,7 @@ pub use context::Gpu;
 pub use error::GpuError;
 pub use kernel::{
     DeviceTable, DeviceTableSet, EmbeddingBag, LaunchPlan, PooledOutput, TableBatchedBag,
-    TableSetLayout, TableShape,
+    TableSetLayout, TableShape, TbeKernel,
 };
 pub use memory::{DeviceMemory, ManagedMemory, PinnedMemory};
 pub use slot_upload::{PinnedSlot, SlotUploader};

@@ -3,7 +3,8 @@
 //! is shipped yet), so CI without a GPU passes them without checking anything; run them on a
 //! GPU machine (and under `compute-sanitizer`) to check:
 //!
-//! - every row type (f32, f16, bf16, int8 rowwise) in one set, widths 1 to 200, tables of 1
+//! - both kernels ([`TbeKernel`]), every row type (f32, f16, bf16, int8 rowwise) in one set,
+//!   widths 1 to 200 (a group of 32 lanes per row) and 2 to 16 (a group of 4), tables of 1
 //!   to 3 000 rows, slots sharing tables; sum and mean, with and without per-key weights,
 //!   `u32` and `i64` keys, error and modulo: bit-equal to the CPU, on batches with empty
 //!   rows, one huge row and keys at the tables' edges;
@@ -22,10 +23,14 @@ use tessera_core::tensor::Element;
 use tessera_gpu::staging::BatchShape;
 use tessera_gpu::{
     BatchUploader, DeviceMemory, DeviceTableSet, Gpu, GpuError, PooledOutput, TableBatchedBag,
+    TbeKernel,
 };
 use zerocopy::IntoBytes;
 
 /// Tables as (row type, width, rows).
+type Tables = [(RowType, usize, usize)];
+
+/// Tables as (row type, width, rows): widths up to 200, a group of 32 lanes per row.
 const TABLES: [(RowType, usize, usize); 6] = [
     (RowType::F32, 64, 3000),
     (RowType::F16, 33, 700),
@@ -36,6 +41,17 @@ const TABLES: [(RowType, usize, usize); 6] = [
 ];
 /// Slot `s` reads `TABLES[SLOTS[s]]`.
 const SLOTS: [usize; 8] = [0, 1, 2, 3, 4, 5, 0, 3];
+/// Narrow tables: a group of 4 lanes per row, widths of one, two or four values a lane.
+const NARROW: [(RowType, usize, usize); 6] = [
+    (RowType::F32, 16, 3000),
+    (RowType::F16, 8, 700),
+    (RowType::Int8Rowwise, 16, 257),
+    (RowType::Bf16, 4, 100),
+    (RowType::Int8Rowwise, 12, 90),
+    (RowType::F32, 2, 5),
+];
+/// The kernels the tests run.
+const KERNELS: [TbeKernel; 2] = [TbeKernel::Grouped, TbeKernel::WarpPerRow];
 
 fn table_bytes(rng: &mut Rng, ty: RowType, width: usize, rows: usize) -> Vec<u8> {
     let mut bytes = Vec::new();
@@ -64,12 +80,12 @@ fn table_bytes(rng: &mut Rng, ty: RowType, width: usize, rows: usize) -> Vec<u8>
 
 /// Keys of one sample, slot by slot: empty rows common, a huge row in slot 0 if `huge`,
 /// the tables' edge keys often; `past` adds that many to every key's range (for modulo).
-fn sample<K: Key>(rng: &mut Rng, huge: bool, past: u64) -> Vec<Vec<K>> {
+fn sample<K: Key>(rng: &mut Rng, tables: &Tables, huge: bool, past: u64) -> Vec<Vec<K>> {
     SLOTS
         .iter()
         .enumerate()
         .map(|(s, &t)| {
-            let vocab = TABLES[t].2 as u64;
+            let vocab = tables[t].2 as u64;
             let n = if huge && s == 0 {
                 5000
             } else {
@@ -117,13 +133,19 @@ fn kernels_or_skip(gpu: &Gpu, test: &str) -> Option<TableBatchedBag> {
     }
 }
 
-fn matches_cpu<K: Key + Element>(gpu: &Gpu, kernels: &TableBatchedBag, seed: u64) {
+fn matches_cpu<K: Key + Element>(
+    gpu: &Gpu,
+    kernels: &TableBatchedBag,
+    kernel: TbeKernel,
+    tables: &Tables,
+    seed: u64,
+) {
     let mut rng = Rng(seed);
-    let data: Vec<Vec<u8>> = TABLES
+    let data: Vec<Vec<u8>> = tables
         .iter()
         .map(|&(t, w, r)| table_bytes(&mut rng, t, w, r))
         .collect();
-    let views: Vec<TableView<'_>> = TABLES
+    let views: Vec<TableView<'_>> = tables
         .iter()
         .zip(&data)
         .map(|(&(t, w, _), b)| TableView::new(b, w, t).unwrap())
@@ -150,7 +172,10 @@ fn matches_cpu<K: Key + Element>(gpu: &Gpu, kernels: &TableBatchedBag, seed: u64
         let config = PoolConfig::new(pooling).with_out_of_range(oor);
         let n = 1 + rng.below(cap as u64) as usize;
         let samples: Vec<Vec<Vec<K>>> = (0..n)
-            .map(|i| sample(&mut rng, i == 0 && round == 1, if modulo { 50 } else { 0 }))
+            .map(|i| {
+                let past = if modulo { 50 } else { 0 };
+                sample(&mut rng, tables, i == 0 && round == 1, past)
+            })
             .collect();
         let (offsets, values) = csr_of(&samples);
         let csr = CsrView::new(&offsets, &values).unwrap();
@@ -167,7 +192,8 @@ fn matches_cpu<K: Key + Element>(gpu: &Gpu, kernels: &TableBatchedBag, seed: u64
             .unwrap()
             .unwrap();
         kernels
-            .launch(
+            .launch_with(
+                kernel,
                 &batch,
                 &device_set,
                 weighted.then_some(&device_weights),
@@ -184,7 +210,7 @@ fn matches_cpu<K: Key + Element>(gpu: &Gpu, kernels: &TableBatchedBag, seed: u64
             .all(|(a, b)| a.to_bits() == b.to_bits());
         assert!(
             same,
-            "K={} round {round}: the GPU differs from the CPU reference",
+            "{kernel:?}, K={}, round {round}: the GPU differs from the CPU reference",
             K::WIDTH
         );
     }
@@ -199,9 +225,13 @@ fn table_batched_kernels_are_bit_equal_to_the_cpu_reference() {
     let Some(kernels) = kernels_or_skip(&gpu, test) else {
         return;
     };
-    for seed in 1..4 {
-        matches_cpu::<u32>(&gpu, &kernels, seed);
-        matches_cpu::<i64>(&gpu, &kernels, seed + 100);
+    for kernel in KERNELS {
+        for tables in [&TABLES[..], &NARROW[..]] {
+            for seed in 1..4 {
+                matches_cpu::<u32>(&gpu, &kernels, kernel, tables, seed);
+                matches_cpu::<i64>(&gpu, &kernels, kernel, tables, seed + 100);
+            }
+        }
     }
 }
 
@@ -214,56 +244,61 @@ fn a_key_past_its_slot_s_table_is_the_cpu_error() {
     let Some(kernels) = kernels_or_skip(&gpu, test) else {
         return;
     };
-    let mut rng = Rng(7);
-    let data: Vec<Vec<u8>> = TABLES
-        .iter()
-        .map(|&(t, w, r)| table_bytes(&mut rng, t, w, r))
-        .collect();
-    let views: Vec<TableView<'_>> = TABLES
-        .iter()
-        .zip(&data)
-        .map(|(&(t, w, _), b)| TableView::new(b, w, t).unwrap())
-        .collect();
-    let set = TableSet::new(&views, &SLOTS).unwrap();
-    let device_set = DeviceTableSet::new(&gpu, &views, &SLOTS).unwrap();
-    let dims = Dims::new(1, 0, SLOTS.len());
-    let mut uploader = BatchUploader::<u32>::new(&gpu, BatchShape::new(dims, 4, 4096), 1).unwrap();
-    let mut out = PooledOutput::new(&gpu, 4, set.sample_width()).unwrap();
-    let mut samples: Vec<Vec<Vec<u32>>> = (0..3).map(|_| sample(&mut rng, false, 0)).collect();
-    // Sample 1, slot 5 (table 5, 5 rows): key 5 at position 1.
-    samples[1][5] = vec![4, 5, 0];
-    let (offsets, values) = csr_of(&samples);
-    let csr = CsrView::new(&offsets, &values).unwrap();
-    let config = PoolConfig::new(Pooling::Sum);
-    let mut expected = vec![0f32; 3 * set.sample_width()];
-    let cpu = set.pool(csr, None, &mut expected, config).unwrap_err();
-    let want = PoolError::KeyOutOfRange {
-        row: SLOTS.len() + 5,
-        position: 1,
-        key: 5,
-        vocab: 5,
-    };
-    assert_eq!(cpu, want);
-    assert!(matches!(
-        device_set.layout().check_batch(csr, OutOfRange::Error),
-        Err(GpuError::Pool(e)) if e == want
-    ));
-    let batch = uploader
-        .upload_with(|b| push(b, &samples))
-        .unwrap()
-        .unwrap();
-    kernels
-        .launch(&batch, &device_set, None, &mut out, config)
-        .unwrap();
-    assert!(matches!(out.wait(), Err(GpuError::Pool(e)) if e == want));
-    // The next launch is clean.
-    samples[1][5] = vec![4];
-    let batch = uploader
-        .upload_with(|b| push(b, &samples))
-        .unwrap()
-        .unwrap();
-    kernels
-        .launch(&batch, &device_set, None, &mut out, config)
-        .unwrap();
-    assert_eq!(out.wait().unwrap(), 3);
+    for kernel in KERNELS {
+        let mut rng = Rng(7);
+        let data: Vec<Vec<u8>> = TABLES
+            .iter()
+            .map(|&(t, w, r)| table_bytes(&mut rng, t, w, r))
+            .collect();
+        let views: Vec<TableView<'_>> = TABLES
+            .iter()
+            .zip(&data)
+            .map(|(&(t, w, _), b)| TableView::new(b, w, t).unwrap())
+            .collect();
+        let set = TableSet::new(&views, &SLOTS).unwrap();
+        let device_set = DeviceTableSet::new(&gpu, &views, &SLOTS).unwrap();
+        let dims = Dims::new(1, 0, SLOTS.len());
+        let mut uploader =
+            BatchUploader::<u32>::new(&gpu, BatchShape::new(dims, 4, 4096), 1).unwrap();
+        let mut out = PooledOutput::new(&gpu, 4, set.sample_width()).unwrap();
+        let mut samples: Vec<Vec<Vec<u32>>> = (0..3)
+            .map(|_| sample(&mut rng, &TABLES, false, 0))
+            .collect();
+        // Sample 1, slot 5 (table 5, 5 rows): key 5 at position 1.
+        samples[1][5] = vec![4, 5, 0];
+        let (offsets, values) = csr_of(&samples);
+        let csr = CsrView::new(&offsets, &values).unwrap();
+        let config = PoolConfig::new(Pooling::Sum);
+        let mut expected = vec![0f32; 3 * set.sample_width()];
+        let cpu = set.pool(csr, None, &mut expected, config).unwrap_err();
+        let want = PoolError::KeyOutOfRange {
+            row: SLOTS.len() + 5,
+            position: 1,
+            key: 5,
+            vocab: 5,
+        };
+        assert_eq!(cpu, want);
+        assert!(matches!(
+            device_set.layout().check_batch(csr, OutOfRange::Error),
+            Err(GpuError::Pool(e)) if e == want
+        ));
+        let batch = uploader
+            .upload_with(|b| push(b, &samples))
+            .unwrap()
+            .unwrap();
+        kernels
+            .launch_with(kernel, &batch, &device_set, None, &mut out, config)
+            .unwrap();
+        assert!(matches!(out.wait(), Err(GpuError::Pool(e)) if e == want));
+        // The next launch is clean.
+        samples[1][5] = vec![4];
+        let batch = uploader
+            .upload_with(|b| push(b, &samples))
+            .unwrap()
+            .unwrap();
+        kernels
+            .launch_with(kernel, &batch, &device_set, None, &mut out, config)
+            .unwrap();
+        assert_eq!(out.wait().unwrap(), 3);
+    }
 }

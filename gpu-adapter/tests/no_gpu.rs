@@ -110,6 +110,11 @@ fn table_batched_source_defines_its_kernels_with_the_reference_operations() {
     for op in [
         "acc = __fadd_rn(acc, t)",
         "__fmul_rn(__ldg(weights + i), t)",
+        // The grouped kernel: the same operations, four columns a lane.
+        "acc[e] = __fadd_rn(acc[e], t)",
+        "t = __fmul_rn(w, t)",
+        "__fadd_rn(__fmul_rn(__uint2float_rn((b >> (8 * c)) & 0xFFu), scale), bias)",
+        "acc[e] = __fmul_rn(acc[e], r)",
         "__fadd_rn(__fmul_rn(__uint2float_rn(__ldg(row + j)), scale), bias)",
         "__fdiv_rn(1.0f, __ull2float_rn(n))",
         "#define TABLE_WORDS 5",

@@ -62,8 +62,15 @@ fn options() -> CompileOptions {
 /// resolution and error record).
 pub const TABLE_BATCHED_SOURCE: &str = include_str!("../../kernels/table_batched.cu");
 
-/// The table-batched kernels' names in [`TABLE_BATCHED_SOURCE`]: `u32`, then `i64` keys.
-pub const TABLE_BATCHED_KERNELS: [&str; 2] = ["table_batched_u32", "table_batched_i64"];
+/// The table-batched kernels' names in [`TABLE_BATCHED_SOURCE`]: `u32`, then `i64` keys,
+/// of [`TbeKernel::Grouped`](super::TbeKernel::Grouped), then of
+/// [`TbeKernel::WarpPerRow`](super::TbeKernel::WarpPerRow).
+pub const TABLE_BATCHED_KERNELS: [&str; 4] = [
+    "table_batched_u32",
+    "table_batched_i64",
+    "table_batched_scalar_u32",
+    "table_batched_scalar_i64",
+];
 
 /// The table-batched program's name, for errors.
 pub(crate) const TABLE_BATCHED_NAME: &str = "table_batched.cu";

@@ -14,10 +14,8 @@ pub const MAX_GRID_X: u64 = i32::MAX as u64;
 /// CUDA's limit on the grid's `y` dimension.
 pub const MAX_GRID_Y: u64 = 65_535;
 
-/// Threads of a warp: the table-batched kernel gives each CSR row one.
+/// Threads of a warp: the most lanes the table-batched kernel gives a CSR row.
 pub const WARP: u32 = 32;
-/// CSR rows per block of the table-batched kernel (a warp each).
-pub const TBE_ROWS_PER_BLOCK: u32 = THREADS_PER_BLOCK / WARP;
 
 /// Grid and block dimensions of one launch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,22 +57,30 @@ impl LaunchPlan {
         }))
     }
 
-    /// The launch of the table-batched kernel over `rows` CSR rows: a warp per row (its
-    /// lanes stride over the row's columns, whatever its table's width), [`TBE_ROWS_PER_BLOCK`]
-    /// rows per block; `None` for no rows.
+    /// The launch of the table-batched kernel over `rows` CSR rows with `lanes` threads per
+    /// row (a power of two from 1 to [`WARP`]; its lanes stride over the row's columns,
+    /// whatever its table's width), `256 / lanes` rows per block; `None` for no rows.
     ///
-    /// Errors: [`Launch`](GpuError::Launch) past CUDA's grid limits (`dim` is then 0).
-    pub fn table_batched(rows: usize) -> Result<Option<Self>, GpuError> {
+    /// Errors: [`Launch`](GpuError::Launch) past CUDA's grid limits, or for `lanes` that is
+    /// not such a power of two (`dim` is then `lanes`).
+    pub fn table_batched(rows: usize, lanes: u32) -> Result<Option<Self>, GpuError> {
+        if !lanes.is_power_of_two() || lanes > WARP {
+            return Err(GpuError::Launch {
+                rows,
+                dim: lanes as usize,
+            });
+        }
         if rows == 0 {
             return Ok(None);
         }
-        let grid_x = (rows as u64).div_ceil(u64::from(TBE_ROWS_PER_BLOCK));
+        let block_rows = THREADS_PER_BLOCK / lanes;
+        let grid_x = (rows as u64).div_ceil(u64::from(block_rows));
         if grid_x > MAX_GRID_X {
             return Err(GpuError::Launch { rows, dim: 0 });
         }
         Ok(Some(Self {
             grid: (grid_x as u32, 1, 1),
-            block: (WARP, TBE_ROWS_PER_BLOCK, 1),
+            block: (lanes, block_rows, 1),
         }))
     }
 

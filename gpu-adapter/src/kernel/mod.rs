@@ -21,12 +21,9 @@ pub use compile::{
     compile_table_batched_ptx, shipped_ptx_is_current,
 };
 pub use embedding_bag::EmbeddingBag;
-pub use launch::{
-    LaunchPlan, MAX_BLOCK_COLUMNS, MAX_GRID_X, MAX_GRID_Y, TBE_ROWS_PER_BLOCK, THREADS_PER_BLOCK,
-    WARP,
-};
+pub use launch::{LaunchPlan, MAX_BLOCK_COLUMNS, MAX_GRID_X, MAX_GRID_Y, THREADS_PER_BLOCK, WARP};
 pub use output::PooledOutput;
 pub use table::DeviceTable;
-pub use table_batched::TableBatchedBag;
+pub use table_batched::{TableBatchedBag, TbeKernel};
 pub use table_layout::{SLOT_WORDS, TABLE_WORDS, TableSetLayout, TableShape};
 pub use table_set::DeviceTableSet;

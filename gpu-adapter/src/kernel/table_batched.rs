@@ -11,7 +11,7 @@ use tessera_core::memory::Memory;
 use tessera_core::tensor::Element;
 
 use super::compile::{TABLE_BATCHED_KERNELS, compile_table_batched_ptx};
-use super::launch::LaunchPlan;
+use super::launch::{LaunchPlan, WARP};
 use super::output::PooledOutput;
 use super::table_set::DeviceTableSet;
 use crate::context::Gpu;
@@ -20,13 +20,28 @@ use crate::ffi;
 use crate::memory::DeviceMemory;
 use crate::upload::DeviceBatch;
 
+/// Which table-batched kernel a launch runs: both give the same bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TbeKernel {
+    /// A group of lanes per CSR row, sized to the widest table
+    /// ([`TableSetLayout::lanes_per_row`](super::TableSetLayout::lanes_per_row)), four
+    /// values a lane where a table's width is a multiple of 4, the rows of several keys
+    /// loaded before any is added. The default.
+    #[default]
+    Grouped,
+    /// The first kernel: a warp per CSR row, a value a lane, one key at a time. Kept to
+    /// compare with (the `table_batched` bench times both).
+    WarpPerRow,
+}
+
 /// The compiled table-batched kernels, loaded into a context.
 #[derive(Debug)]
 pub struct TableBatchedBag {
     gpu: Gpu,
     _module: Arc<CudaModule>,
-    /// [`TABLE_BATCHED_KERNELS`]' order: `u32`, then `i64` keys.
-    pool: [CudaFunction; 2],
+    /// [`TABLE_BATCHED_KERNELS`]' order: `u32`, then `i64` keys, of [`TbeKernel::Grouped`]
+    /// then of [`TbeKernel::WarpPerRow`].
+    pool: [CudaFunction; 4],
 }
 
 impl TableBatchedBag {
@@ -46,6 +61,8 @@ impl TableBatchedBag {
             pool: [
                 load(TABLE_BATCHED_KERNELS[0])?,
                 load(TABLE_BATCHED_KERNELS[1])?,
+                load(TABLE_BATCHED_KERNELS[2])?,
+                load(TABLE_BATCHED_KERNELS[3])?,
             ],
             _module: module,
         })
@@ -71,6 +88,21 @@ impl TableBatchedBag {
     /// [`Driver`](GpuError::Driver).
     pub fn launch<K: Key + Element>(
         &self,
+        batch: &DeviceBatch<'_, K>,
+        set: &DeviceTableSet,
+        weights: Option<&DeviceMemory>,
+        out: &mut PooledOutput,
+        config: PoolConfig,
+    ) -> Result<(), GpuError> {
+        self.launch_with(TbeKernel::default(), batch, set, weights, out, config)
+    }
+
+    /// [`launch`](Self::launch) with the kernel `kernel` (same bits, same errors).
+    ///
+    /// Errors: as [`launch`](Self::launch).
+    pub fn launch_with<K: Key + Element>(
+        &self,
+        kernel: TbeKernel,
         batch: &DeviceBatch<'_, K>,
         set: &DeviceTableSet,
         weights: Option<&DeviceMemory>,
@@ -131,7 +163,11 @@ impl TableBatchedBag {
         let wide = K::WIDTH == 8;
         let state_at = out.arena.address(&out.state)? as u64;
         let out_at = out.device_ptr()?;
-        let plan = LaunchPlan::table_batched(batch.rows)?;
+        let (lanes, first) = match kernel {
+            TbeKernel::Grouped => (layout.lanes_per_row(), 0),
+            TbeKernel::WarpPerRow => (WARP, 2),
+        };
+        let plan = LaunchPlan::table_batched(batch.rows, lanes)?;
         out.clear_record()?;
         self.gpu.bind()?;
         if let Some(plan) = plan {
@@ -176,7 +212,7 @@ impl TableBatchedBag {
             // synchronises the stream.
             unsafe {
                 ffi::launch(
-                    self.pool[usize::from(wide)].cu_function(),
+                    self.pool[first + usize::from(wide)].cu_function(),
                     plan.grid,
                     plan.block,
                     self.gpu.cu_stream(),

@@ -147,6 +147,40 @@ impl TableSetLayout {
         })
     }
 
+    /// Lanes the table-batched kernel gives each CSR row: enough for the widest table to
+    /// take one pass (a lane reads four values where a table's width is a multiple of 4,
+    /// else one), as a power of two from 1 to [`WARP`](super::WARP).
+    ///
+    /// ```
+    /// use tessera_core::data::RowType;
+    /// use tessera_gpu::kernel::{TableSetLayout, TableShape};
+    ///
+    /// let shape = |width| TableShape { rows: 10, width, row_type: RowType::F16 };
+    /// let lanes = |widths: &[usize]| {
+    ///     let shapes: Vec<_> = widths.iter().map(|&w| shape(w)).collect();
+    ///     TableSetLayout::plan(&shapes, &[0]).unwrap().lanes_per_row()
+    /// };
+    /// assert_eq!(lanes(&[16]), 4);
+    /// assert_eq!(lanes(&[16, 128]), 32);
+    /// assert_eq!(lanes(&[3]), 4); // not a multiple of 4: a value per lane
+    /// assert_eq!(lanes(&[1000]), 32);
+    /// ```
+    pub fn lanes_per_row(&self) -> u32 {
+        let widest = self
+            .shapes
+            .iter()
+            .map(|s| {
+                if s.width % 4 == 0 {
+                    s.width / 4
+                } else {
+                    s.width
+                }
+            })
+            .max()
+            .unwrap_or(1);
+        widest.clamp(1, super::WARP as usize).next_power_of_two() as u32
+    }
+
     /// The tables' shapes.
     pub fn shapes(&self) -> &[TableShape] {
         &self.shapes

@@ -1,7 +1,8 @@
-//! A host model of `kernels/table_batched.cu`, line for line, over the bytes
-//! [`TableSetLayout`] places (tables and descriptors in one region, read back through the
-//! descriptors as the kernel reads them): a warp's lanes per CSR row, the adds in key order,
-//! the atomic minimum of bad key indices and the last block's record. Property-tested against
+//! A host model of `kernels/table_batched.cu` over the bytes [`TableSetLayout`] places
+//! (tables and descriptors in one region, read back through the descriptors as the kernel
+//! reads them): each column of a CSR row its own sum, the adds in key order (as both kernels
+//! do: how lanes share the columns and when rows are loaded changes no value), the atomic
+//! minimum of bad key indices and the last block's record. Property-tested against
 //! `tessera_core::data::TableSet::pool`, so the kernel's algorithm and the layout it reads
 //! are checked in CI with no GPU: same bits, same error.
 

@@ -55,16 +55,27 @@ proptest! {
 }
 
 #[test]
-fn table_batched_gives_each_row_a_warp() {
-    assert_eq!(LaunchPlan::table_batched(0).unwrap(), None);
-    let p = LaunchPlan::table_batched(65_536 * 26).unwrap().unwrap();
+fn table_batched_gives_each_row_a_group_of_lanes() {
+    assert_eq!(LaunchPlan::table_batched(0, 32).unwrap(), None);
+    let p = LaunchPlan::table_batched(65_536 * 26, 32).unwrap().unwrap();
     assert_eq!(p.block, (32, 8, 1));
     assert_eq!(p.grid, (212_992, 1, 1));
-    let p = LaunchPlan::table_batched(9).unwrap().unwrap();
+    let p = LaunchPlan::table_batched(65_536 * 26, 4).unwrap().unwrap();
+    assert_eq!(p.block, (4, 64, 1));
+    assert_eq!(p.grid, (26_624, 1, 1));
+    let p = LaunchPlan::table_batched(9, 32).unwrap().unwrap();
     assert_eq!(p.grid, (2, 1, 1));
+    let p = LaunchPlan::table_batched(9, 1).unwrap().unwrap();
+    assert_eq!((p.block, p.grid), ((1, 256, 1), (1, 1, 1)));
+    for lanes in [0, 3, 64] {
+        assert!(matches!(
+            LaunchPlan::table_batched(9, lanes),
+            Err(GpuError::Launch { .. })
+        ));
+    }
     if usize::BITS == 64 {
         assert!(matches!(
-            LaunchPlan::table_batched(usize::MAX),
+            LaunchPlan::table_batched(usize::MAX, 32),
             Err(GpuError::Launch { dim: 0, .. })
         ));
     }
