@@ -51,6 +51,8 @@ struct State {
     active: usize,
     /// The first error a pool thread's task returned in the current job.
     error: Option<KernelError>,
+    /// Pool threads running [`serve`]: `new` waits for all of them.
+    started: usize,
     stop: bool,
 }
 
@@ -94,6 +96,7 @@ impl Pool {
                 job: None,
                 active: 0,
                 error: None,
+                started: 0,
                 stop: false,
             }),
             wake: Condvar::new(),
@@ -107,7 +110,15 @@ impl Pool {
                     .spawn(move || serve(&shared))
                     .ok()
             })
-            .collect();
+            .collect::<Vec<_>>();
+        // A thread's start-up allocates (its runtime's bookkeeping) on the thread itself,
+        // whenever the system first runs it: wait for every one, so that none of it can land
+        // in an invoke.
+        let mut s = lock(&shared.state);
+        while s.started < handles.len() {
+            s = shared.done.wait(s).unwrap_or_else(PoisonError::into_inner);
+        }
+        drop(s);
         Self {
             shared,
             handles,
@@ -118,6 +129,8 @@ impl Pool {
 
 /// A pool thread: waits for a job, takes its tasks, says it is done; until stopped.
 fn serve(shared: &Shared) {
+    lock(&shared.state).started += 1;
+    shared.done.notify_all();
     let mut seen = 0u64;
     loop {
         let mut spins = 0;
