@@ -38,6 +38,7 @@
 mod fixed16;
 mod float;
 mod integer;
+mod packed;
 #[cfg(test)]
 mod tests;
 
@@ -203,7 +204,8 @@ struct Params {
     merge: u8,
     /// The backward direction reads the auxiliary input as its input (no auxiliary weights).
     bw_reads_aux: u8,
-    _pad: u8,
+    /// 1: float weights packed into panels at the first invoke ([`packed`]).
+    packed: u8,
 }
 
 /// Sizes one step of one direction works on.
@@ -669,13 +671,48 @@ fn prepare_bidirectional(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         bidirectional: 1,
         merge: u8::from(o.merge_outputs),
         bw_reads_aux: u8::from(aux.is_some() && !has_aux_weights),
-        _pad: 0,
+        packed: 0,
     };
     finish(ctx, &p)
 }
 
+/// The persistent bytes of a float LSTM's packed weights (a 16-byte flag, then each
+/// direction's panels), when the options ask for packing and the weights cannot change.
+fn packing(ctx: &Prepare<'_>, p: &Params) -> Option<usize> {
+    if !(cfg!(feature = "state") && ctx.pack_weights() && p.kind == kind::FLOAT) {
+        return None;
+    }
+    let input = p.input as usize;
+    let (floats, fixed) = if p.bidirectional != 0 {
+        (
+            packed::len(input, &p.fw)?.checked_add(packed::len(input, &p.bw)?)?,
+            packed::fixed(ctx, FW, &p.fw) && packed::fixed(ctx, BW, &p.bw),
+        )
+    } else {
+        (packed::len(input, &p.fw)?, packed::fixed(ctx, UNI, &p.fw))
+    };
+    fixed.then_some(floats.checked_mul(4)?.checked_add(16)?)
+}
+
+/// The persistent bytes of an integer LSTM with its int8 weights packed (its parameters, a
+/// 16-byte flag, the pair panels: [`packed::int_at`]), when the options ask for packing and
+/// the weights are constants.
+fn int_packing(ctx: &Prepare<'_>, p: &Params) -> Option<usize> {
+    let input = p.input as usize;
+    if !(cfg!(feature = "state") && ctx.pack_weights() && packed::int_fixed(ctx, UNI, input, &p.fw))
+    {
+        return None;
+    }
+    let panels = packed::int_len(UNI, input, &p.fw)?;
+    packed::int_at(integer::PERSISTENT_BYTES)
+        .checked_add(16)?
+        .checked_add(panels)
+}
+
 /// Stores the parameters and asks for the persistent and scratch bytes of `p`'s kind.
 fn finish(ctx: &mut Prepare<'_>, p: &Params) -> Result<(), KernelError> {
+    let mut p = *p;
+    let p = &mut p;
     let too_big = KernelError::Unsupported {
         what: "LSTM buffers over the address space",
     };
@@ -696,12 +733,22 @@ fn finish(ctx: &mut Prepare<'_>, p: &Params) -> Result<(), KernelError> {
         kind::INTEGER => {
             // Checks the quantization now; init writes it.
             integer::params(ctx, &p.fw, p.cell_clip, p.proj_clip)?;
-            ctx.request_persistent(integer::PERSISTENT_BYTES);
+            let mut bytes = integer::PERSISTENT_BYTES;
+            if let Some(panels) = int_packing(ctx, p) {
+                p.packed = 1;
+                bytes = panels;
+            }
+            ctx.request_persistent(bytes);
         }
-        _ => {}
+        _ => {
+            if let Some(bytes) = packing(ctx, p) {
+                p.packed = 1;
+                ctx.request_persistent(bytes);
+            }
+        }
     }
     ctx.request_scratch(scratch);
-    ctx.set_params(p);
+    ctx.set_params(&*p);
     Ok(())
 }
 
@@ -742,6 +789,39 @@ fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
         }
         _ => Ok(()),
     }
+}
+
+/// The packed panels of a float LSTM (both directions, [`packed`]'s layout), packed from
+/// the weights at the first invoke and after a reset (the flag's first byte is then 0).
+fn panels<'e>(
+    ctx: &mut Eval<'e>,
+    p: &Params,
+    fw: &float::Operands<'_>,
+    bw: Option<&float::Operands<'_>>,
+) -> Result<&'e [f32], KernelError> {
+    let input = p.input as usize;
+    let fw_len = packed::len(input, &p.fw).ok_or(PERSISTENT)?;
+    let bw_len = match bw {
+        Some(_) => packed::len(input, &p.bw).ok_or(PERSISTENT)?,
+        None => 0,
+    };
+    let bytes = fw_len
+        .checked_add(bw_len)
+        .and_then(|n| n.checked_mul(4))
+        .ok_or(PERSISTENT)?;
+    let state = ctx.persistent_mut()?;
+    let (flag, rest) = state.split_at_mut_checked(16).ok_or(PERSISTENT)?;
+    let floats = <[f32]>::mut_from_bytes(rest.get_mut(..bytes).ok_or(PERSISTENT)?)
+        .map_err(|_| PERSISTENT)?;
+    if flag[0] == 0 {
+        let (fw_panels, bw_panels) = floats.split_at_mut(fw_len);
+        packed::fill(fw, input, fw_panels)?;
+        if let Some(bw) = bw {
+            packed::fill(bw, input, bw_panels)?;
+        }
+        flag[0] = 1;
+    }
+    Ok(floats)
 }
 
 /// The first (or only) direction's operands.
@@ -788,8 +868,26 @@ fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
     };
     match p.kind {
         kind::INTEGER => {
-            let q = ctx.persistent();
-            integer::run(ctx, q, &p.fw, walk(true), p.batches as usize, &sizes(&p, &p.fw))
+            let input = p.input as usize;
+            let (q, panels): (&[u8], _) = if p.packed != 0 {
+                let state = ctx.persistent_mut()?;
+                let (q, rest) = state
+                    .split_at_mut_checked(packed::int_at(integer::PERSISTENT_BYTES))
+                    .ok_or(PERSISTENT)?;
+                let (flag, rest) = rest.split_at_mut_checked(16).ok_or(PERSISTENT)?;
+                let n = packed::int_len(UNI, input, &p.fw).ok_or(PERSISTENT)?;
+                let bytes = <[i8]>::mut_from_bytes(rest.get_mut(..n).ok_or(PERSISTENT)?)
+                    .map_err(|_| PERSISTENT)?;
+                if flag[0] == 0 {
+                    packed::int_fill(ctx, UNI, input, &p.fw, bytes)?;
+                    flag[0] = 1;
+                }
+                (q, packed::int_panels(UNI, input, &p.fw, bytes)?)
+            } else {
+                (ctx.persistent(), [None; 9])
+            };
+            let s = sizes(&p, &p.fw);
+            integer::run(ctx, q, panels, &p.fw, walk(true), p.batches as usize, &s)
         }
         k => {
             let hybrid = k == kind::HYBRID;
@@ -800,7 +898,25 @@ fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
                 asymmetric: p.asymmetric != 0,
                 total_batches: p.batches as usize,
             };
-            let persistent = ctx.persistent();
+            let fw_slots = if bi { FW } else { UNI };
+            let mut fw_w = float::Operands::read(ctx, fw_slots, &p.fw, hybrid)?;
+            let mut bw_w = if bi {
+                Some(float::Operands::read(ctx, BW, &p.bw, hybrid)?)
+            } else {
+                None
+            };
+            let persistent: &[u8] = if p.packed != 0 {
+                let panels = panels(ctx, &p, &fw_w, bw_w.as_ref())?;
+                let fw_len = packed::len(p.input as usize, &p.fw).ok_or(PERSISTENT)?;
+                let (fw_panels, bw_panels) = panels.split_at_checked(fw_len).ok_or(PERSISTENT)?;
+                packed::attach(&mut fw_w, p.input as usize, fw_panels)?;
+                if let Some(bw_w) = &mut bw_w {
+                    packed::attach(bw_w, p.input as usize, bw_panels)?;
+                }
+                &[]
+            } else {
+                ctx.persistent()
+            };
             let scales = |i: usize| -> Result<float::Scales, KernelError> {
                 if !hybrid {
                     return Ok(float::Scales::default());
@@ -818,14 +934,12 @@ fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
             } else {
                 None
             };
-            let fw_slots = if bi { FW } else { UNI };
             let aux = if bi && p.aux > 0 {
                 Some(ctx.input::<f32>(AUX_INPUT)?)
             } else {
                 None
             };
             let input = ctx.input::<f32>(0)?;
-            let fw_w = float::Operands::read(ctx, fw_slots, &p.fw, hybrid)?;
             let nb = p.batches as usize;
             let (h, c) = (
                 state_mut::<f32>(ctx, fw_slots.output_state, nb * p.fw.output as usize)?,
@@ -855,7 +969,7 @@ fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
             } else {
                 input
             };
-            let bw_w = float::Operands::read(ctx, BW, &p.bw, hybrid)?;
+            let bw_w = bw_w.ok_or(PERSISTENT)?;
             let (h, c) = (
                 state_mut::<f32>(ctx, BW.output_state, nb * p.bw.output as usize)?,
                 state_mut::<f32>(ctx, BW.cell_state, nb * p.bw.cell as usize)?,

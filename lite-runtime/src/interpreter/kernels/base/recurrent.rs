@@ -11,6 +11,8 @@
 
 use zerocopy::{FromBytes, IntoBytes, KnownLayout};
 
+pub(crate) mod panel;
+
 use super::check::SHORT;
 use super::fused::clamp;
 use super::math;

@@ -11,6 +11,7 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 use super::{Dir, OutputRows, Sizes, Slots, flag};
 use super::super::base::check::SHORT;
+use super::super::base::recurrent::panel::panel_matmul_acc;
 use super::super::base::recurrent::{
     Walk,
     Carve, FloatActivation, assign_batches, carved_bytes, first, first_mut, hybrid_matmul_acc,
@@ -22,10 +23,14 @@ use crate::interpreter::{Eval, KernelError, Prepare};
 /// cell, output).
 pub(super) struct Operands<'a> {
     pub input_f: [Option<&'a [f32]>; 4],
+    /// `input_f` packed transposed ([`super::packed`]), where the options pack weights.
+    pub input_t: [Option<&'a [f32]>; 4],
     pub input_q: [Option<&'a [i8]>; 4],
     pub aux_f: [Option<&'a [f32]>; 4],
     pub aux_q: [Option<&'a [i8]>; 4],
     pub recurrent_f: [Option<&'a [f32]>; 4],
+    /// `recurrent_f` packed transposed (not the diagonal ones).
+    pub recurrent_t: [Option<&'a [f32]>; 4],
     pub recurrent_q: [Option<&'a [i8]>; 4],
     pub peephole_f: [Option<&'a [f32]>; 4],
     pub peephole_q: [Option<&'a [i8]>; 4],
@@ -51,10 +56,12 @@ impl<'a> Operands<'a> {
         let q = |k: usize| ctx.input::<i8>(k).map(Some);
         let mut o = Operands {
             input_f: [None; 4],
+            input_t: [None; 4],
             input_q: [None; 4],
             aux_f: [None; 4],
             aux_q: [None; 4],
             recurrent_f: [None; 4],
+            recurrent_t: [None; 4],
             recurrent_q: [None; 4],
             peephole_f: [None; 4],
             peephole_q: [None; 4],
@@ -434,7 +441,10 @@ fn gate_float(
         assign_batches(bias, s.cell, s.batches, gate)?;
     }
     if !x_zero {
-        matmul_acc(w.input_f[g].ok_or(SHORT)?, s.cell, s.input, x, s.batches, gate)?;
+        match w.input_t[g] {
+            Some(t) => panel_matmul_acc(t, s.cell, s.input, x, s.batches, gate)?,
+            None => matmul_acc(w.input_f[g].ok_or(SHORT)?, s.cell, s.input, x, s.batches, gate)?,
+        }
     }
     if let (Some((a, a_zero)), Some(wa)) = (aux, w.aux_f[g]) {
         if !a_zero {
@@ -444,6 +454,8 @@ fn gate_float(
     let r = w.recurrent_f[g].ok_or(SHORT)?;
     if w.dir.diagonal(g) {
         diagonal_acc(r, h, s.cell, gate)?;
+    } else if let Some(t) = w.recurrent_t[g] {
+        panel_matmul_acc(t, s.cell, s.output, h, s.batches, gate)?;
     } else {
         matmul_acc(r, s.cell, s.output, h, s.batches, gate)?;
     }

@@ -22,6 +22,7 @@ use super::super::base::quant::{
     checked_multiplier, multiply_by_quantized_multiplier as mbqm, per_tensor, rounding_divide_by_pot,
     saturating_rounding_doubling_high_mul,
 };
+use super::super::base::recurrent::panel::pair_dots;
 use super::super::base::recurrent::{Walk, state_mut, Carve, carved_bytes, first, first_mut, single_scale, total_bytes};
 use super::fixed16;
 use super::{Dir, Sizes, UNI, flag};
@@ -210,13 +211,16 @@ pub(super) fn params(
 }
 
 /// `MatrixBatchVectorMultiplyAccumulate` (int8 into int16 or int8): `out = clamp(out + zp +
-/// rescale(bias[r] + sum w (x + offset)))`, the bias 0 when absent.
+/// rescale(bias[r] + sum w (x + offset)))`, the bias 0 when absent; the sums from `panel`
+/// (`w` packed by [`pack_pairs`](super::super::base::recurrent::panel::pack_pairs)) where
+/// given.
 #[allow(clippy::too_many_arguments)]
 fn matmul_acc<T: Copy + Into<i32>>(
     x: &[i8],
     offset: i32,
     bias: Option<&[i32]>,
     w: &[i8],
+    panel: Option<&[i8]>,
     mul: [i32; 2],
     batches: usize,
     cols: usize,
@@ -261,23 +265,37 @@ fn matmul_acc<T: Copy + Into<i32>>(
         }
         return Ok(());
     }
+    // The dot products of up to BLOCK rows first, then their updates: `dots` runs in a copy
+    // compiled for AVX2, across which the update (a 64-bit multiply, a rounding shift and a
+    // clamp per row) would be a call per row.
+    const BLOCK: usize = 64;
+    let mut sums = [0i32; BLOCK];
     for (xv, o) in x.chunks_exact(cols).zip(out.chunks_exact_mut(rows)) {
-        dots(xv, w, offset, offset16, |r, d| update(o, r, d));
+        for (b, rows_of) in w.chunks(BLOCK * cols).enumerate() {
+            let sums = &mut sums[..rows_of.len() / cols];
+            match (panel, offset16) {
+                (Some(p), Some(o16)) => pair_dots(xv, o16, p, rows, b * BLOCK, sums)?,
+                _ => dots(xv, rows_of, offset, offset16, sums),
+            }
+            for (i, &d) in sums.iter().enumerate() {
+                update(o, b * BLOCK + i, d);
+            }
+        }
     }
     Ok(())
 }
 
-/// `each(r, sum (x + offset) w_r)` for every row `w_r` of `w` (rows of `x.len()` values, at
-/// least one), in wrapping 32-bit arithmetic (any order: the same integers): in 16-bit
-/// products where `x + offset` fits (`offset16`), compiled for AVX2 where the CPU has it
-/// (twice SSE2's lanes).
-fn dots(x: &[i8], w: &[i8], offset: i32, offset16: Option<i16>, each: impl FnMut(usize, i32)) {
+/// `sums[r] = sum (x + offset) w_r` for every row `w_r` of `w` (rows of `x.len()` values, at
+/// least one; as many as `sums` holds), in wrapping 32-bit arithmetic (any order: the same
+/// integers): in 16-bit products where `x + offset` fits (`offset16`), compiled for AVX2
+/// where the CPU has it (twice SSE2's lanes).
+fn dots(x: &[i8], w: &[i8], offset: i32, offset16: Option<i16>, sums: &mut [i32]) {
     #[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86")))]
     if std::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, the feature the copy is compiled for.
-        return unsafe { dots_avx2(x, w, offset, offset16, each) };
+        return unsafe { dots_avx2(x, w, offset, offset16, sums) };
     }
-    dots_portable(x, w, offset, offset16, each);
+    dots_portable(x, w, offset, offset16, sums);
 }
 
 /// [`dots_portable`] compiled for AVX2.
@@ -286,25 +304,13 @@ fn dots(x: &[i8], w: &[i8], offset: i32, offset16: Option<i16>, each: impl FnMut
 /// The CPU must have AVX2.
 #[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86")))]
 #[target_feature(enable = "avx2")]
-unsafe fn dots_avx2(
-    x: &[i8],
-    w: &[i8],
-    offset: i32,
-    offset16: Option<i16>,
-    each: impl FnMut(usize, i32),
-) {
-    dots_portable(x, w, offset, offset16, each);
+unsafe fn dots_avx2(x: &[i8], w: &[i8], offset: i32, offset16: Option<i16>, sums: &mut [i32]) {
+    dots_portable(x, w, offset, offset16, sums);
 }
 
 #[inline(always)]
-fn dots_portable(
-    x: &[i8],
-    w: &[i8],
-    offset: i32,
-    offset16: Option<i16>,
-    mut each: impl FnMut(usize, i32),
-) {
-    for (r, row) in w.chunks_exact(x.len().max(1)).enumerate() {
+fn dots_portable(x: &[i8], w: &[i8], offset: i32, offset16: Option<i16>, sums: &mut [i32]) {
+    for (sum, row) in sums.iter_mut().zip(w.chunks_exact(x.len().max(1))) {
         let mut acc = 0i32;
         match offset16 {
             Some(o16) => {
@@ -320,7 +326,7 @@ fn dots_portable(
                 }
             }
         }
-        each(r, acc);
+        *sum = acc;
     }
 }
 
@@ -423,12 +429,15 @@ struct Operands<'a> {
     bias: [&'a [i32]; 4],
     projection: Option<&'a [i8]>,
     projection_bias: Option<&'a [i32]>,
+    /// The weights packed in pair panels, indexed as [`super::packed::int_matrices`].
+    panels: [Option<&'a [i8]>; 9],
 }
 
 /// Runs the sequence: `EvalInteger8x8_16`.
-pub(super) fn run(
-    ctx: &mut Eval<'_>,
+pub(super) fn run<'e>(
+    ctx: &mut Eval<'e>,
     persistent: &[u8],
+    panels: [Option<&'e [i8]>; 9],
     d: &Dir,
     walk: Walk,
     total_batches: usize,
@@ -448,6 +457,7 @@ pub(super) fn run(
         bias: [&[]; 4],
         projection: None,
         projection_bias: None,
+        panels,
     };
     for g in 0..4 {
         if g == 0 && cifg {
@@ -533,6 +543,7 @@ fn gate(
         q.input_zp.wrapping_neg(),
         bias,
         w.input_w[g],
+        w.panels[g],
         q.input_mul[g],
         s.batches,
         s.input,
@@ -547,6 +558,7 @@ fn gate(
         q.output_state_zp.wrapping_neg(),
         None,
         w.recurrent_w[g],
+        w.panels[4 + g],
         q.recurrent_mul[g],
         s.batches,
         s.output,
@@ -667,6 +679,7 @@ fn step(
                 q.hidden_zp,
                 w.projection_bias,
                 p,
+                w.panels[8],
                 q.projection_mul,
                 s.batches,
                 s.cell,
