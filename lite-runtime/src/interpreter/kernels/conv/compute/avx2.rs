@@ -1161,3 +1161,5 @@ pub(crate) unsafe fn conv_f32(
 
 #[cfg(test)]
 mod tests;
+
+pub(super) mod gemm;
