@@ -958,7 +958,6 @@ macro_rules! compiled_for_avx2 {
 
 compiled_for_avx2! {
     conv_u8_avx2, conv_u8_impl(g: &Geometry, input: &[u8], filter: &[u8], q: &Requant<'_>, out: &mut [u8], patch: &mut [u8]);
-    depthwise_u8_avx2, depthwise_u8_impl(g: &Geometry, input: &[u8], filter: &[u8], q: &Requant<'_>, out: &mut [u8], acc: &mut [i32]);
     conv_i16_avx2, conv_i16_impl(g: &Geometry, input: &[i16], filter: &[i8], q: &Requant<'_>, bias: Bias<'_>, out: &mut [i16], patch: &mut [i16]);
     depthwise_i16_avx2, depthwise_i16_impl(g: &Geometry, input: &[i16], filter: &[i8], q: &Requant<'_>, bias: Bias<'_>, out: &mut [i16], acc: &mut [i64]);
 }
@@ -975,7 +974,7 @@ dispatch! {
     /// CONV_2D, uint8.
     conv_u8 => conv_u8_avx2, conv_u8_impl, conv_u8_impl(g: &Geometry, input: &[u8], filter: &[u8], q: &Requant<'_>, out: &mut [u8], patch: &mut [u8]);
     /// DEPTHWISE_CONV_2D, uint8.
-    depthwise_u8 => depthwise_u8_avx2, depthwise_u8_impl, depthwise_u8_impl(g: &Geometry, input: &[u8], filter: &[u8], q: &Requant<'_>, out: &mut [u8], acc: &mut [i32]);
+    depthwise_u8 => avx2::depthwise_u8::depthwise_u8, depthwise_u8_impl, depthwise_u8_impl(g: &Geometry, input: &[u8], filter: &[u8], q: &Requant<'_>, out: &mut [u8], acc: &mut [i32]);
     /// CONV_2D, 16x8.
     conv_i16 => conv_i16_avx2, conv_i16_impl, conv_i16_impl(g: &Geometry, input: &[i16], filter: &[i8], q: &Requant<'_>, bias: Bias<'_>, out: &mut [i16], patch: &mut [i16]);
     /// DEPTHWISE_CONV_2D, 16x8.
