@@ -93,6 +93,32 @@ unsafe fn widen_row<const UNSIGNED: bool>(x: &[u8], rows: &mut [i32]) -> Result<
     Ok(())
 }
 
+/// One pair of the row: `w` the panel's 32 weights of it, `x` the pixels' input pairs, each
+/// pixel's two sums (channels 0..8, 8..16) in `a`.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn step<const P: usize>(w: &[i16], x: [i32; P], a: &mut [[__m256i; 2]]) -> Result<(), KernelError> {
+    let w0: &[i16; 16] = w.first_chunk().ok_or(SHORT)?;
+    let w1: &[i16; 16] = w.last_chunk().ok_or(SHORT)?;
+    // SAFETY: `w0` is 32 readable bytes, and `loadu` has no alignment requirement.
+    let w0 = unsafe { _mm256_loadu_si256(w0.as_ptr().cast()) };
+    // SAFETY: `w1` is 32 readable bytes, and `loadu` has no alignment requirement.
+    let w1 = unsafe { _mm256_loadu_si256(w1.as_ptr().cast()) };
+    for (a, x) in a.iter_mut().zip(x) {
+        // SAFETY: AVX2 is enabled for this function (value intrinsic).
+        let xv = unsafe { _mm256_set1_epi32(x) };
+        // SAFETY: AVX2 is enabled for this function (value intrinsic).
+        let p0 = unsafe { _mm256_madd_epi16(xv, w0) };
+        // SAFETY: AVX2 is enabled for this function (value intrinsic).
+        let p1 = unsafe { _mm256_madd_epi16(xv, w1) };
+        // SAFETY: AVX2 is enabled for this function (value intrinsic).
+        a[0] = unsafe { _mm256_add_epi32(a[0], p0) };
+        // SAFETY: AVX2 is enabled for this function (value intrinsic).
+        a[1] = unsafe { _mm256_add_epi32(a[1], p1) };
+    }
+    Ok(())
+}
+
 /// Every panel over one tile of `n` pixels (`tile`: [`TILE`] widened rows of `half` pairs;
 /// the rows past `n` are stale and their sums not stored), requantized into `y`.
 #[inline]
@@ -116,24 +142,17 @@ unsafe fn tile_panels(
     for (p, wp) in packed.chunks_exact(2 * PANEL * half).enumerate() {
         // SAFETY: AVX2 is enabled for this function (value intrinsic).
         let mut a = [[unsafe { _mm256_setzero_si256() }; 2]; TILE];
-        for ((((w, &x0), &x1), &x2), &x3) in wp.chunks_exact(2 * PANEL).zip(r0).zip(r1).zip(r2).zip(r3) {
-            let w0: &[i16; 16] = w.first_chunk().ok_or(SHORT)?;
-            let w1: &[i16; 16] = w.last_chunk().ok_or(SHORT)?;
-            // SAFETY: `w0` is 32 readable bytes, and `loadu` has no alignment requirement.
-            let w0 = unsafe { _mm256_loadu_si256(w0.as_ptr().cast()) };
-            // SAFETY: `w1` is 32 readable bytes, and `loadu` has no alignment requirement.
-            let w1 = unsafe { _mm256_loadu_si256(w1.as_ptr().cast()) };
-            for (a, x) in a.iter_mut().zip([x0, x1, x2, x3]) {
-                // SAFETY: AVX2 is enabled for this function (value intrinsic).
-                let xv = unsafe { _mm256_set1_epi32(x) };
-                // SAFETY: AVX2 is enabled for this function (value intrinsic).
-                let p0 = unsafe { _mm256_madd_epi16(xv, w0) };
-                // SAFETY: AVX2 is enabled for this function (value intrinsic).
-                let p1 = unsafe { _mm256_madd_epi16(xv, w1) };
-                // SAFETY: AVX2 is enabled for this function (value intrinsic).
-                a[0] = unsafe { _mm256_add_epi32(a[0], p0) };
-                // SAFETY: AVX2 is enabled for this function (value intrinsic).
-                a[1] = unsafe { _mm256_add_epi32(a[1], p1) };
+        if n == 1 {
+            // A lone pixel (a 1x1 image's classifier, a tile at the end): its sums alone,
+            // not three stale rows' beside them.
+            for (w, &x) in wp.chunks_exact(2 * PANEL).zip(r0) {
+                // SAFETY: AVX2 is enabled for this function.
+                unsafe { step(w, [x], &mut a[..1])? };
+            }
+        } else {
+            for ((((w, &x0), &x1), &x2), &x3) in wp.chunks_exact(2 * PANEL).zip(r0).zip(r1).zip(r2).zip(r3) {
+                // SAFETY: AVX2 is enabled for this function.
+                unsafe { step(w, [x0, x1, x2, x3], &mut a)? };
             }
         }
         for h in 0..2 {
