@@ -48,7 +48,9 @@ fn check(c: &Case, unsigned: bool, zps: (u8, u8, u8), relu: bool) -> Result<(), 
     let n_out = (g.batches * g.out_h * g.out_w) as usize * oc;
     let (mut want, mut got) = (std::vec![0u8; n_out], std::vec![0xa5u8; n_out]);
     let mut packed = std::vec![i16::MIN; packed_len(oc, row).unwrap()];
-    let mut scratch = std::vec![0x5au8; work_bytes(&g)];
+    // Words, so the bytes are aligned for the body's int32 tile as the arena's scratch is.
+    let mut words = std::vec![0x5a5a_5a5a_u32; work_bytes(&g).div_ceil(4)];
+    let scratch = words.as_mut_bytes();
     if unsigned {
         g.input_offset = -i32::from(zps.0);
         g.output_offset = i32::from(zps.1);
@@ -61,7 +63,7 @@ fn check(c: &Case, unsigned: bool, zps: (u8, u8, u8), relu: bool) -> Result<(), 
         let mut patch = std::vec![0u8; row];
         conv_u8_impl(&g, &x, &w, &q, &mut want, &mut patch).unwrap();
         pack(&w, oc, row, g.weights_offset, &mut packed).unwrap();
-        conv_q_packed::<true>(&g, &x, &packed, &q, &mut got, &mut scratch).unwrap();
+        conv_q_packed::<true>(&g, &x, &packed, &q, &mut got, scratch).unwrap();
     } else {
         let (x, w): (std::vec::Vec<i8>, std::vec::Vec<i8>) =
             (x.iter().map(|&v| v as i8).collect(), w.iter().map(|&v| v as i8).collect());
@@ -76,7 +78,7 @@ fn check(c: &Case, unsigned: bool, zps: (u8, u8, u8), relu: bool) -> Result<(), 
         conv_i8_impl(&g, &x, &w, &q, &mut want8, &mut patch, &mut acc).unwrap();
         want.copy_from_slice(want8.as_bytes());
         pack(&w, oc, row, 0, &mut packed).unwrap();
-        conv_q_packed::<false>(&g, x.as_bytes(), &packed, &q, &mut got, &mut scratch).unwrap();
+        conv_q_packed::<false>(&g, x.as_bytes(), &packed, &q, &mut got, scratch).unwrap();
     }
     prop_assert_eq!(got, want);
     Ok(())
