@@ -102,7 +102,8 @@ struct Params {
     kind: u8,
     depthwise: u8,
     has_bias: u8,
-    /// 1: float 1x1 weights packed into panels at the first invoke ([`compute::packed`]).
+    /// 1: float 1x1 weights packed into panels at the first invoke ([`compute::packed`]);
+    /// int8 / uint8 CONV_2D weights packed into int16 panels at `init` ([`packed_q`]).
     packed: u8,
     stride_h: u32,
     stride_w: u32,
@@ -500,6 +501,13 @@ fn prepare<const KINDS: u32>(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
         params.packed = 1;
         // One set of patches per thread.
         (persistent, scratch) = (bytes, 4 * packed::patch_len(&g) * ctx.threads());
+    } else if let Some(values) = packing_q(ctx, &g) {
+        params.packed = 1;
+        // The channel table, then the panels at a 16-byte boundary. The scratch also fits
+        // the unpacked body, which runs where the CPU lacks AVX2.
+        persistent = table_end(&g) + 2 * values;
+        let work = g.work_bytes().max(packed_q::work_bytes(&g));
+        scratch = g.bias_bytes() + bands::per_band(work, threads) * threads;
     }
     ctx.request_persistent(persistent);
     ctx.request_scratch(scratch);
@@ -520,6 +528,26 @@ fn packing(ctx: &Prepare<'_>, g: &Geometry) -> Option<usize> {
         || ctx.dequantizes_a_constant(filter.index);
     let values = packed::packed_len(g.out_c as usize, g.row())?;
     fixed.then_some(16 + 4 * values)
+}
+
+/// The int16 values of an int8 or uint8 CONV_2D's packed weights ([`packed_q`]), when this
+/// build has the body that reads them and the options ask for packing (the filter is a
+/// constant: `geometry` checked), stored dense.
+fn packing_q(ctx: &Prepare<'_>, g: &Geometry) -> Option<usize> {
+    let int_conv = matches!(g.kind, kind::INT8 | kind::UINT8) && g.depthwise == 0;
+    if !(packed_q::PACKS && ctx.pack_weights() && int_conv) {
+        return None;
+    }
+    let filter = ctx.input(1).ok()?;
+    let dense = filter.sparsity().is_none()
+        && filter.constant()?.len() == (g.out_c as usize).checked_mul(g.row())?;
+    dense.then(|| packed_q::packed_len(g.out_c as usize, g.row()))?
+}
+
+/// Where an int8 / uint8 CONV_2D's packed weights start in its persistent bytes: after the
+/// channel table, at a 16-byte boundary.
+fn table_end(g: &Geometry) -> usize {
+    g.persistent_bytes().next_multiple_of(16)
 }
 
 /// The operator's tensors, as the model describes them (no borrow of the context kept).
@@ -607,8 +635,42 @@ fn init<const KINDS: u32>(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
                 (*pm, *ps) = (m, s);
             }
         })?;
+        if ctx.params::<Params>().packed != 0 {
+            // The filter is a dense constant (`packing_q`), read where it lies.
+            let filter = ops.filter.constant().ok_or(small)?;
+            let (oc, row) = (g.out_c as usize, g.row());
+            let values = packed_q::packed_len(oc, row).ok_or(small)?;
+            let at = table_end(&g);
+            let panels = ctx.persistent().get_mut(at..at + 2 * values).ok_or(small)?;
+            let panels = <[i16]>::mut_from_bytes(panels).map_err(|_| small)?;
+            if g.kind == kind::UINT8 {
+                packed_q::pack(filter, oc, row, g.weights_offset, panels)?;
+            } else {
+                let filter = <[i8]>::ref_from_bytes(filter).map_err(|_| small)?;
+                packed_q::pack(filter, oc, row, 0, panels)?;
+            }
+        }
     }
     Ok(())
+}
+
+/// An int8 / uint8 CONV_2D's packed weights, when `init` packed them and the CPU runs the
+/// body that reads them.
+fn packed_weights<'b>(
+    g: &Geometry,
+    packed: u8,
+    rest: &'b [u8],
+) -> Result<Option<&'b [i16]>, KernelError> {
+    if packed == 0 || g.depthwise != 0 || !packed_q_runs() {
+        return Ok(None);
+    }
+    let bad = KernelError::Mismatch {
+        what: "persistent block not as init wrote it",
+    };
+    let values = packed_q::packed_len(g.out_c as usize, g.row()).ok_or(bad)?;
+    let at = table_end(g);
+    let bytes = rest.get(at..at + 2 * values).ok_or(bad)?;
+    Ok(Some(<[i16]>::ref_from_bytes(bytes).map_err(|_| bad)?))
 }
 
 /// Multipliers and shifts, one per output channel.
@@ -640,10 +702,12 @@ fn eval<const KINDS: u32, const SHAPES: u32>(ctx: &mut Eval<'_>) -> Result<(), K
         &ctx.input_shape(1)?,
         &ctx.output_shape(0)?,
     );
-    if KINDS & (1 << kind::FLOAT) != 0 && ctx.params::<Params>().packed != 0 {
+    let packed = ctx.params::<Params>().packed;
+    if KINDS & (1 << kind::FLOAT) != 0 && g.kind == kind::FLOAT && packed != 0 {
         return eval_packed(ctx, &g);
     }
     let (mult, shift) = parts(&g, ctx.persistent())?;
+    let packed_q = packed_weights(&g, packed, ctx.persistent())?;
     let model_bias = if g.has_bias != 0 && g.bias_bytes() != 0 {
         Some(ctx.input::<i32>(2)?)
     } else {
@@ -658,7 +722,12 @@ fn eval<const KINDS: u32, const SHAPES: u32>(ctx: &mut Eval<'_>) -> Result<(), K
         row
     };
     let oc = g.out_c as usize;
-    let work_bytes = g.work_bytes();
+    // The packed body's scratch is asked for beside the unpacked one's (`prepare`).
+    let work_bytes = if packed != 0 && g.quantized() {
+        g.work_bytes().max(packed_q::work_bytes(&g))
+    } else {
+        g.work_bytes()
+    };
     // Each band's scratch (with one thread, the whole work region).
     let per = bands::per_band(work_bytes, super::base::threads::count(threads));
     let short = KernelError::Mismatch {
@@ -700,6 +769,8 @@ fn eval<const KINDS: u32, const SHAPES: u32>(ctx: &mut Eval<'_>) -> Result<(), K
             bands::in_bands(threads, &g, input, out, work, per, macs, &|g, x, y, s| {
                 if dw {
                     depthwise_i8(g, x, filter, &q, y, scratch_of::<i32>(s, oc)?)
+                } else if let Some(pw) = packed_q {
+                    conv_q_packed::<false>(g, x.as_bytes(), pw, &q, y.as_mut_bytes(), s)
                 } else {
                     let (acc, patch) = s.split_at_mut_checked(4 * oc).ok_or(short)?;
                     let acc = scratch_of::<i32>(acc, oc)?;
@@ -725,6 +796,8 @@ fn eval<const KINDS: u32, const SHAPES: u32>(ctx: &mut Eval<'_>) -> Result<(), K
             bands::in_bands(threads, &g, input, out, work, per, macs, &|g, x, y, s| {
                 if dw {
                     depthwise_u8(g, x, filter, &q, y, scratch_of::<i32>(s, oc)?)
+                } else if let Some(pw) = packed_q {
+                    conv_q_packed::<true>(g, x, pw, &q, y, s)
                 } else {
                     conv_u8(g, x, filter, &q, y, scratch_of::<u8>(s, row)?)
                 }

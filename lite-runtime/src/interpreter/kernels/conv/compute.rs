@@ -913,6 +913,7 @@ use dsp::{conv_i8 as conv_i8_body, depthwise_i8 as depthwise_i8_body};
 #[cfg_attr(target_arch = "aarch64", allow(unused_imports))]
 use {conv_i8_impl as conv_i8_body, depthwise_i8_impl as depthwise_i8_body};
 pub(crate) mod packed;
+pub(crate) mod packed_q;
 #[cfg(any(
     target_arch = "aarch64",
     all(feature = "std", any(target_arch = "x86_64", target_arch = "x86"))
@@ -957,7 +958,6 @@ macro_rules! compiled_for_avx2 {
 
 compiled_for_avx2! {
     conv_u8_avx2, conv_u8_impl(g: &Geometry, input: &[u8], filter: &[u8], q: &Requant<'_>, out: &mut [u8], patch: &mut [u8]);
-    depthwise_u8_avx2, depthwise_u8_impl(g: &Geometry, input: &[u8], filter: &[u8], q: &Requant<'_>, out: &mut [u8], acc: &mut [i32]);
     conv_i16_avx2, conv_i16_impl(g: &Geometry, input: &[i16], filter: &[i8], q: &Requant<'_>, bias: Bias<'_>, out: &mut [i16], patch: &mut [i16]);
     depthwise_i16_avx2, depthwise_i16_impl(g: &Geometry, input: &[i16], filter: &[i8], q: &Requant<'_>, bias: Bias<'_>, out: &mut [i16], acc: &mut [i64]);
 }
@@ -974,11 +974,44 @@ dispatch! {
     /// CONV_2D, uint8.
     conv_u8 => conv_u8_avx2, conv_u8_impl, conv_u8_impl(g: &Geometry, input: &[u8], filter: &[u8], q: &Requant<'_>, out: &mut [u8], patch: &mut [u8]);
     /// DEPTHWISE_CONV_2D, uint8.
-    depthwise_u8 => depthwise_u8_avx2, depthwise_u8_impl, depthwise_u8_impl(g: &Geometry, input: &[u8], filter: &[u8], q: &Requant<'_>, out: &mut [u8], acc: &mut [i32]);
+    depthwise_u8 => avx2::depthwise_u8::depthwise_u8, depthwise_u8_impl, depthwise_u8_impl(g: &Geometry, input: &[u8], filter: &[u8], q: &Requant<'_>, out: &mut [u8], acc: &mut [i32]);
     /// CONV_2D, 16x8.
     conv_i16 => conv_i16_avx2, conv_i16_impl, conv_i16_impl(g: &Geometry, input: &[i16], filter: &[i8], q: &Requant<'_>, bias: Bias<'_>, out: &mut [i16], patch: &mut [i16]);
     /// DEPTHWISE_CONV_2D, 16x8.
     depthwise_i16 => depthwise_i16_avx2, depthwise_i16_impl, depthwise_i16_impl(g: &Geometry, input: &[i16], filter: &[i8], q: &Requant<'_>, bias: Bias<'_>, out: &mut [i16], acc: &mut [i64]);
+}
+
+/// Whether [`conv_q_packed`] runs on this CPU (x86 with AVX2 and `std`).
+pub(crate) fn packed_q_runs() -> bool {
+    #[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86")))]
+    return std::is_x86_feature_detected!("avx2");
+    #[cfg(not(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86"))))]
+    false
+}
+
+/// CONV_2D, int8 (`UNSIGNED` false) or uint8, over weights packed by [`packed_q::pack`]:
+/// the AVX2 body ([`packed_q_runs`]; elsewhere an error). `input` and `out` are the elements'
+/// bytes, `q.bias` the unpacked bodies' folded bias, `scratch` [`packed_q::work_bytes`].
+#[cfg_attr(
+    not(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86"))),
+    allow(unused_variables)
+)]
+pub(crate) fn conv_q_packed<const UNSIGNED: bool>(
+    g: &Geometry,
+    input: &[u8],
+    packed: &[i16],
+    q: &Requant<'_>,
+    out: &mut [u8],
+    scratch: &mut [u8],
+) -> Result<(), KernelError> {
+    #[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86")))]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, the one feature the AVX2 body is compiled for.
+        return unsafe { avx2::gemm::conv_packed::<UNSIGNED>(g, input, packed, q, out, scratch) };
+    }
+    Err(KernelError::Unsupported {
+        what: "packed quantized convolution without AVX2",
+    })
 }
 
 #[cfg(test)]

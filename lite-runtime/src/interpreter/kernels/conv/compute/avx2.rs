@@ -1161,3 +1161,6 @@ pub(crate) unsafe fn conv_f32(
 
 #[cfg(test)]
 mod tests;
+
+pub(super) mod depthwise_u8;
+pub(super) mod gemm;

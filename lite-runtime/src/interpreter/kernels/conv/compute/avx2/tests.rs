@@ -152,6 +152,35 @@ proptest! {
         prop_assert_eq!(got, want);
     }
 
+    /// uint8 with any zero points (products past int16), channel counts off the blocks of
+    /// sixteen and eight, odd tap counts; depth multipliers above one take the portable body.
+    #[test]
+    fn depthwise_u8_is_the_portable_body(
+        c in case(40, 3),
+        zps in any::<(u8, u8, u8)>(),
+        dm1 in any::<bool>(),
+    ) {
+        prop_assume!(avx2());
+        let c = if dm1 { Case { chan: 1, ..c } } else { c };
+        let mut g = geometry(&c, true, kind::UINT8);
+        let mut r = Rng(c.seed | 1);
+        let (n_in, n_f, n_out) = lens(&g);
+        let input: Vec<u8> = r.i8s(n_in).into_iter().map(|v| v as u8).collect();
+        let filter: Vec<u8> = r.i8s(n_f).into_iter().map(|v| v as u8).collect();
+        let (mult, shift, bias) = quantized(&mut g, &mut r);
+        g.input_offset = -i32::from(zps.0);
+        g.output_offset = i32::from(zps.1);
+        g.weights_offset = -i32::from(zps.2);
+        (g.act_min, g.act_max) = (0, 255);
+        let q = Requant { mult: &mult, shift: &shift, bias: &bias };
+        let (mut want, mut got) = (vec![0u8; n_out], vec![0u8; n_out]);
+        let mut acc = vec![0i32; g.out_c as usize];
+        super::super::depthwise_u8_impl(&g, &input, &filter, &q, &mut want, &mut acc).unwrap();
+        // SAFETY: the CPU has AVX2 (checked above).
+        unsafe { depthwise_u8::depthwise_u8(&g, &input, &filter, &q, &mut got, &mut acc) }.unwrap();
+        prop_assert_eq!(got, want);
+    }
+
     #[test]
     fn conv_f32_is_the_portable_body(c in case(12, 20), bias in any::<bool>()) {
         prop_assume!(avx2());
