@@ -16,11 +16,10 @@ Without CUDA it prints why and exits 0.
 """
 
 import glob
+import itertools
 import json
 import os
 import sys
-
-import numpy as np
 
 
 def main():
@@ -61,12 +60,16 @@ def main():
             torch.cuda.empty_cache()
             weights[key] = torch.rand(sum(rows), width, device=device).to(dtype)
         weight = weights[key]
-        first = np.cumsum([0] + rows[:-1])
+        first = list(itertools.accumulate([0] + rows[:-1]))
         base = torch.tensor([first[t] for t in slot_tables], dtype=torch.int64, device=device)
-        offsets = np.fromfile(os.path.join(sys.argv[1], f"{name}.offsets"), dtype="<u4")
-        keys = np.fromfile(os.path.join(sys.argv[1], f"{name}.keys"), dtype="<u4")
-        offsets = torch.from_numpy(offsets.astype(np.int64)).to(device)
-        keys = torch.from_numpy(keys.astype(np.int64)).to(device)
+
+        def u32s(ext):
+            # Little-endian u32 below 2^31 (offsets and keys of these tables): as int32.
+            with open(os.path.join(sys.argv[1], f"{name}.{ext}"), "rb") as f:
+                data = bytearray(f.read())
+            return torch.frombuffer(data, dtype=torch.int32).to(torch.int64).to(device)
+
+        offsets, keys = u32s("offsets"), u32s("keys")
         csr_rows = offsets.numel() - 1
         lens = offsets[1:] - offsets[:-1]
         slots = len(slot_tables)

@@ -17,16 +17,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max
   --format=csv
 python3 -c 'import fbgemm_gpu' 2>/dev/null && echo "fbgemm_gpu: installed" ||
   echo "fbgemm_gpu: not installed"
-# NVRTC as check.sh finds it.
-nvrtc=$(ls /usr/local/cuda/lib64/libnvrtc.so* 2>/dev/null | grep -v -e builtins -e alt | head -1)
-[ -z "$nvrtc" ] && nvrtc=$(find / -xdev -name 'libnvrtc.so*' 2>/dev/null | grep -v -e builtins -e alt | head -1)
-[ -n "$nvrtc" ] && nvrtc=$(readlink -f "$nvrtc")
-echo "NVRTC: ${nvrtc:-none found}"
-if [ -n "$nvrtc" ]; then
-  mkdir -p /tmp/nvrtc-link
-  ln -sf "$nvrtc" /tmp/nvrtc-link/libnvrtc.so
-  export LD_LIBRARY_PATH=/tmp/nvrtc-link:$(dirname "$nvrtc"):${LD_LIBRARY_PATH:-}
-fi
+. "$(dirname "$0")/nvrtc.sh"
 
 failed=()
 step() {

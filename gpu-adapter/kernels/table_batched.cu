@@ -72,6 +72,43 @@ __device__ __forceinline__ float tbe_value(const unsigned char* row, u64 j, u64 
     }
 }
 
+// What both kernels read of CSR row `row`: its slot's table, where its pooled values go,
+// and its keys' range.
+struct TbeRow {
+    const unsigned char* base;
+    u64 vocab, width, row_bytes, type;
+    float* dst;
+    u64 begin, end;
+};
+
+template <typename K>
+__device__ __forceinline__ TbeRow tbe_row(const K* __restrict__ offsets, u64 row, u64 nnz,
+                                          const unsigned char* __restrict__ arena,
+                                          const u64* __restrict__ tables,
+                                          const u64* __restrict__ slots, u64 slot_count,
+                                          u64 sample_width, float* __restrict__ out) {
+    TbeRow t;
+    u64 slot = row % slot_count;
+    u64 sample = row / slot_count;
+    const u64* table = tables + slots[slot * SLOT_WORDS] * TABLE_WORDS;
+    t.base = arena + table[0];
+    t.vocab = table[1];
+    t.width = table[2];
+    t.row_bytes = table[3];
+    t.type = table[4];
+    t.dst = out + sample * sample_width + slots[slot * SLOT_WORDS + 1];
+    // The host validated the CSR; the clamps only keep a bad batch inside its buffers.
+    t.end = (u64)offsets[row + 1];
+    if (t.end > nnz) {
+        t.end = nnz;
+    }
+    t.begin = (u64)offsets[row];
+    if (t.begin > t.end) {
+        t.begin = t.end;
+    }
+    return t;
+}
+
 // As embedding_bag.cu: every thread is past its atomicMin, one thread counts the block, and
 // the last block describes the smallest bad key index, then resets the state.
 template <typename K>
@@ -124,21 +161,11 @@ __device__ __forceinline__ void tbe_scalar(const K* __restrict__ offsets, const 
                                     int modulo, u64* state, u64* record) {
     u64 row = (u64)blockIdx.x * blockDim.y + threadIdx.y;
     if (row < rows) {
-        u64 slot = row % slot_count;
-        u64 sample = row / slot_count;
-        const u64* table = tables + slots[slot * SLOT_WORDS] * TABLE_WORDS;
-        const unsigned char* base = arena + table[0];
-        u64 vocab = table[1], width = table[2], row_bytes = table[3], type = table[4];
-        float* dst = out + sample * sample_width + slots[slot * SLOT_WORDS + 1];
-        // The host validated the CSR; the clamps only keep a bad batch inside its buffers.
-        u64 begin = (u64)offsets[row];
-        u64 end = (u64)offsets[row + 1];
-        if (end > nnz) {
-            end = nnz;
-        }
-        if (begin > end) {
-            begin = end;
-        }
+        TbeRow t = tbe_row(offsets, row, nnz, arena, tables, slots, slot_count, sample_width, out);
+        const unsigned char* base = t.base;
+        u64 vocab = t.vocab, width = t.width, row_bytes = t.row_bytes, type = t.type;
+        float* dst = t.dst;
+        u64 begin = t.begin, end = t.end;
         u64 n = end - begin;
         float r = __fdiv_rn(1.0f, __ull2float_rn(n));
         for (u64 j = threadIdx.x; j < width; j += blockDim.x) {
@@ -247,21 +274,11 @@ __device__ __forceinline__ void tbe(const K* __restrict__ offsets, const K* __re
                                     int modulo, u64* state, u64* record) {
     u64 row = (u64)blockIdx.x * blockDim.y + threadIdx.y;
     if (row < rows) {
-        u64 slot = row % slot_count;
-        u64 sample = row / slot_count;
-        const u64* table = tables + slots[slot * SLOT_WORDS] * TABLE_WORDS;
-        const unsigned char* base = arena + table[0];
-        u64 vocab = table[1], width = table[2], row_bytes = table[3], type = table[4];
-        float* dst = out + sample * sample_width + slots[slot * SLOT_WORDS + 1];
-        // The host validated the CSR; the clamps only keep a bad batch inside its buffers.
-        u64 begin = (u64)offsets[row];
-        u64 end = (u64)offsets[row + 1];
-        if (end > nnz) {
-            end = nnz;
-        }
-        if (begin > end) {
-            begin = end;
-        }
+        TbeRow t = tbe_row(offsets, row, nnz, arena, tables, slots, slot_count, sample_width, out);
+        const unsigned char* base = t.base;
+        u64 vocab = t.vocab, width = t.width, row_bytes = t.row_bytes, type = t.type;
+        float* dst = t.dst;
+        u64 begin = t.begin, end = t.end;
         u64 n = end - begin;
         float r = __fdiv_rn(1.0f, __ull2float_rn(n));
         bool quad = (width & 3) == 0;
