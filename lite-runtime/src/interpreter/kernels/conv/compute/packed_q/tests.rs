@@ -98,14 +98,17 @@ proptest! {
 
     #[test]
     fn packed_int8_is_the_portable_body(c in shape(), zps in any::<(u8, u8, u8)>(), relu in any::<bool>()) {
-        prop_assume!(packed_q_runs());
-        check(&c, false, zps, relu)?;
+        // Only where the packed body runs (x86 with AVX2): elsewhere nothing to compare.
+        if packed_q_runs() {
+            check(&c, false, zps, relu)?;
+        }
     }
 
     #[test]
     fn packed_uint8_is_the_portable_body(c in shape(), zps in any::<(u8, u8, u8)>(), relu in any::<bool>()) {
-        prop_assume!(packed_q_runs());
-        check(&c, true, zps, relu)?;
+        if packed_q_runs() {
+            check(&c, true, zps, relu)?;
+        }
     }
 }
 
