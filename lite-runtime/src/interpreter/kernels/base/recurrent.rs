@@ -115,14 +115,7 @@ pub(crate) fn matmul_acc(
     let matrix = first(matrix, area(rows, cols)?)?;
     let vectors = first(vectors, area(batches, cols)?)?;
     let result = first_mut(result, area(batches, rows)?)?;
-    if rows == 0 || batches == 0 {
-        return Ok(());
-    }
-    if cols == 0 {
-        // Every dot product is +0: result + 0 keeps the value (a -0 becomes +0, as in C).
-        for r in result.iter_mut() {
-            *r += 0.0;
-        }
+    if no_products(rows, cols, batches, result) {
         return Ok(());
     }
     #[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86")))]
@@ -133,6 +126,22 @@ pub(crate) fn matmul_acc(
     }
     products(matrix, cols, vectors, result);
     Ok(())
+}
+
+/// The products' cases with nothing to multiply, which both layouts' products share: no
+/// rows or no vectors, nothing to do; no columns, every dot product is +0, added to the
+/// result (which keeps each value; a -0 becomes +0, as in C). `true` when handled.
+pub(crate) fn no_products(rows: usize, cols: usize, batches: usize, result: &mut [f32]) -> bool {
+    if rows == 0 || batches == 0 {
+        return true;
+    }
+    if cols == 0 {
+        for r in result.iter_mut() {
+            *r += 0.0;
+        }
+        return true;
+    }
+    false
 }
 
 /// [`products`] compiled for AVX2: the same operations, eight lanes to a register.

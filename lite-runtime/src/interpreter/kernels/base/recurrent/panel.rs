@@ -15,7 +15,7 @@
 //! AVX2's `pmaddwd`, NEON's `smlal`). Integer sums in any order are the same integers.
 
 use super::super::check::SHORT;
-use super::{first, first_mut};
+use super::{first, first_mut, no_products};
 use crate::interpreter::KernelError;
 
 #[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86")))]
@@ -77,14 +77,7 @@ pub(crate) fn panel_matmul_acc(
     let panel = first(panel, pr.checked_mul(cols).ok_or(SHORT)?)?;
     let vectors = first(vectors, batches.checked_mul(cols).ok_or(SHORT)?)?;
     let result = first_mut(result, batches.checked_mul(rows).ok_or(SHORT)?)?;
-    if rows == 0 || batches == 0 {
-        return Ok(());
-    }
-    if cols == 0 {
-        // Every dot product is +0: result + 0 keeps the value (a -0 becomes +0, as in C).
-        for r in result.iter_mut() {
-            *r += 0.0;
-        }
+    if no_products(rows, cols, batches, result) {
         return Ok(());
     }
     #[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86")))]
@@ -319,6 +312,17 @@ mod tests {
 
     use crate::interpreter::kernels::proptest_config::cases;
 
+    /// xorshift32 from `seed`: the tests' values.
+    fn noise(seed: u32) -> impl FnMut() -> u32 {
+        let mut x = seed | 1;
+        move || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        }
+    }
+
     proptest! {
         #![proptest_config(cases(256, 4))]
 
@@ -331,13 +335,8 @@ mod tests {
             batches in 0usize..4,
             seed in any::<u32>(),
         ) {
-            let mut x = seed | 1;
-            let mut next = move || {
-                x ^= x << 13;
-                x ^= x >> 17;
-                x ^= x << 5;
-                (x >> 8) as f32 / (1 << 24) as f32 - 0.5
-            };
+            let mut bits = noise(seed);
+            let mut next = move || (bits() >> 8) as f32 / (1 << 24) as f32 - 0.5;
             let matrix: Vec<f32> = (0..rows * cols).map(|_| next()).collect();
             let vectors: Vec<f32> = (0..batches * cols).map(|_| next()).collect();
             let start: Vec<f32> = (0..batches * rows).map(|_| next()).collect();
@@ -373,13 +372,8 @@ mod tests {
             from in any::<prop::sample::Index>(),
             len in any::<prop::sample::Index>(),
         ) {
-            let mut x = seed | 1;
-            let mut next = move || {
-                x ^= x << 13;
-                x ^= x >> 17;
-                x ^= x << 5;
-                x as i8
-            };
+            let mut bits = noise(seed);
+            let mut next = move || bits() as i8;
             let matrix: Vec<i8> = (0..rows * cols).map(|_| next()).collect();
             let v: Vec<i8> = (0..cols).map(|_| next()).collect();
             let mut panel = vec![99i8; pairs_len(rows, cols).unwrap()];
