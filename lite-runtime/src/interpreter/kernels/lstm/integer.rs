@@ -265,9 +265,8 @@ fn matmul_acc<T: Copy + Into<i32>>(
         }
         return Ok(());
     }
-    // The dot products of up to BLOCK rows first, then their updates: `dots` runs in a copy
-    // compiled for AVX2, across which the update (a 64-bit multiply, a rounding shift and a
-    // clamp per row) would be a call per row.
+    // The dot products of up to BLOCK rows first, then their rescaling: each in a copy
+    // compiled for AVX2, rather than the rescaling a call per row from inside the dots.
     const BLOCK: usize = 64;
     let mut sums = [0i32; BLOCK];
     for (xv, o) in x.chunks_exact(cols).zip(out.chunks_exact_mut(rows)) {
@@ -277,12 +276,91 @@ fn matmul_acc<T: Copy + Into<i32>>(
                 (Some(p), Some(o16)) => pair_dots(xv, o16, p, rows, b * BLOCK, sums)?,
                 _ => dots(xv, rows_of, offset, offset16, sums),
             }
-            for (i, &d) in sums.iter().enumerate() {
-                update(o, b * BLOCK + i, d);
-            }
+            let at = b * BLOCK;
+            let outs = o.get_mut(at..at + sums.len()).ok_or(SHORT)?;
+            let bias = match bias {
+                Some(v) => Some(v.get(at..at + sums.len()).ok_or(SHORT)?),
+                None => None,
+            };
+            let rescale = Rescale { mul, zp, lo, hi };
+            rescale.add_into(sums, bias, outs, &narrow);
         }
     }
     Ok(())
+}
+
+/// The rescaling of a block of rows' sums into the output: `out = clamp(out + zp +
+/// rescale(bias + sum))`.
+#[derive(Clone, Copy)]
+struct Rescale {
+    mul: [i32; 2],
+    zp: i32,
+    lo: i32,
+    hi: i32,
+}
+
+impl Rescale {
+    /// Every row of the block, compiled for AVX2 where the CPU has it (the 64-bit products
+    /// of the rescaling four or eight at a time).
+    fn add_into<T: Copy + Into<i32>>(
+        self,
+        sums: &[i32],
+        bias: Option<&[i32]>,
+        out: &mut [T],
+        narrow: &impl Fn(i32) -> T,
+    ) {
+        #[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86")))]
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, the feature the copy is compiled for.
+            return unsafe { self.add_into_avx2(sums, bias, out, narrow) };
+        }
+        self.add_into_portable(sums, bias, out, narrow);
+    }
+
+    /// [`add_into_portable`](Self::add_into_portable) compiled for AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[cfg(all(feature = "std", any(target_arch = "x86_64", target_arch = "x86")))]
+    #[target_feature(enable = "avx2")]
+    unsafe fn add_into_avx2<T: Copy + Into<i32>>(
+        self,
+        sums: &[i32],
+        bias: Option<&[i32]>,
+        out: &mut [T],
+        narrow: &impl Fn(i32) -> T,
+    ) {
+        self.add_into_portable(sums, bias, out, narrow);
+    }
+
+    #[inline(always)]
+    fn add_into_portable<T: Copy + Into<i32>>(
+        self,
+        sums: &[i32],
+        bias: Option<&[i32]>,
+        out: &mut [T],
+        narrow: &impl Fn(i32) -> T,
+    ) {
+        let one = |o: &mut T, acc: i32| {
+            let v = mbqm(acc, self.mul[0], self.mul[1])
+                .wrapping_add(self.zp)
+                .wrapping_add((*o).into())
+                .clamp(self.lo, self.hi);
+            *o = narrow(v);
+        };
+        match bias {
+            Some(b) => {
+                for ((o, &d), &bv) in out.iter_mut().zip(sums).zip(b) {
+                    one(o, bv.wrapping_add(d));
+                }
+            }
+            None => {
+                for (o, &d) in out.iter_mut().zip(sums) {
+                    one(o, d);
+                }
+            }
+        }
+    }
 }
 
 /// `sums[r] = sum (x + offset) w_r` for every row `w_r` of `w` (rows of `x.len()` values, at
