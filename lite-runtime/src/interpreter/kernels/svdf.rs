@@ -25,6 +25,7 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 use super::base::check::{self, SHORT};
 use super::base::quant::{checked_multiplier, multiply_by_quantized_multiplier as mbqm, per_tensor};
+use super::base::recurrent::panel::{pack_pairs, pair_dots, pairs_len};
 use super::base::recurrent::{
     self, Carve, FloatActivation, carved_bytes, first, first_mut, hybrid_matmul_acc, is_zero,
     matmul_acc, quantize_batches, row_sums, single_scale, state_mut, total_bytes,
@@ -69,7 +70,8 @@ struct Params {
     kind: u8,
     activation: u8,
     asymmetric: u8,
-    _pad: u8,
+    /// 1: the integer feature weights packed into a pair panel at the first invoke.
+    packed: u8,
 }
 
 const BAD_DIMS: KernelError = KernelError::Mismatch {
@@ -196,6 +198,17 @@ fn prepare(ctx: &mut Prepare<'_>) -> Result<(), KernelError> {
             p.input_zp = in_zp;
             p.state_zp = s_zp;
             p.output_zp = o_zp;
+            // The feature product over a pair panel ([`pair_dots`]): constant weights, and an
+            // input zero point whose negation fits 16 bits beside an int8 value.
+            let fixed = feature.constant().is_some() && !feature.tensor.is_variable();
+            if cfg!(feature = "state") && ctx.pack_weights() && fixed && (-128..=127).contains(&in_zp)
+            {
+                let bytes = pairs_len(filters, n_input)
+                    .and_then(|n| n.checked_add(16))
+                    .ok_or(BAD_DIMS)?;
+                p.packed = 1;
+                ctx.request_persistent(bytes);
+            }
             total_bytes(&[
                 carved_bytes::<i32>(batches.checked_mul(filters).ok_or(BAD_DIMS)?),
                 carved_bytes::<i32>(batches.checked_mul(units).ok_or(BAD_DIMS)?),
@@ -411,12 +424,29 @@ fn eval_integer<T: StateInt>(ctx: &mut Eval<'_>, p: &Params, s: &Sizes) -> Resul
         None
     };
     let out = first_mut(ctx.output::<i8>(0)?, s.batches * s.units)?;
+    let panel = if p.packed != 0 {
+        let small = KernelError::Mismatch {
+            what: "SVDF persistent block smaller than asked",
+        };
+        let n = pairs_len(s.filters, s.input).ok_or(small)?;
+        let state = ctx.persistent_mut()?;
+        let (flag, rest) = state.split_at_mut_checked(16).ok_or(small)?;
+        let panel = <[i8]>::mut_from_bytes(rest.get_mut(..n).ok_or(small)?).map_err(|_| small)?;
+        if flag[0] == 0 {
+            pack_pairs(feature, s.filters, s.input, panel)?;
+            flag[0] = 1;
+        }
+        Some(&*panel)
+    } else {
+        None
+    };
     let mut carve = Carve::new(ctx.scratch());
     let scratch = carve.take::<i32>(s.batches * s.filters)?;
     let temp = carve.take::<i32>(s.batches * s.units)?;
     let ops = IntegerOperands {
         input,
         feature,
+        panel,
         time,
         bias,
     };
@@ -434,6 +464,8 @@ fn eval_integer<T: StateInt>(ctx: &mut Eval<'_>, p: &Params, s: &Sizes) -> Resul
 struct IntegerOperands<'a, T> {
     input: &'a [i8],
     feature: &'a [i8],
+    /// `feature` packed by [`pack_pairs`], where the options pack weights.
+    panel: Option<&'a [i8]>,
     time: &'a [T],
     bias: Option<&'a [i32]>,
 }
@@ -471,6 +503,7 @@ fn integer_body<T: StateInt>(
     let IntegerOperands {
         input,
         feature,
+        panel,
         time,
         bias,
     } = *ops;
@@ -484,10 +517,17 @@ fn integer_body<T: StateInt>(
         .filter(|z| (-128..=127).contains(z));
     for b in 0..s.batches {
         let x = &input[b * s.input..b * s.input + s.input];
+        // The packed panel's sums first, where there is one (the same integers).
+        let sums = &mut scratch[b * s.filters..b * s.filters + s.filters];
+        let packed = match (panel, zp16) {
+            (Some(panel), Some(z)) => pair_dots(x, -z, panel, s.filters, 0, sums).is_ok(),
+            _ => false,
+        };
         for f in 0..s.filters {
             let row = &feature[f * s.input..f * s.input + s.input];
             let mut dot = 0i32;
             match zp16 {
+                _ if packed => dot = sums[f],
                 Some(z) => {
                     for (&w, &v) in row.iter().zip(x) {
                         let v = i16::from(v) - z;
