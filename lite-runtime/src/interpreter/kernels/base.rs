@@ -4,7 +4,8 @@
 //! broadcasting ([`broadcast`]), convolution windows ([`window`]), float math ([`math`]), the
 //! sparse format ([`sparsity`]), strided reads ([`strided`]), the float element-wise scaffold
 //! ([`elementwise`]), the quantized lookup-table one ([`table`]) and the threads kernels split
-//! their outputs over ([`threads`]). Nothing here imports a
+//! their outputs over ([`threads`]), and weights packed once into persistent bytes
+//! ([`packed`]). Nothing here imports a
 //! family, and
 //! no family imports another (TensorFlow Lite Micro's `kernel_util` and `*_common.cc`).
 
@@ -13,6 +14,7 @@ pub(crate) mod check;
 pub(crate) mod elementwise;
 pub(crate) mod fused;
 pub(crate) mod math;
+pub(crate) mod packed;
 #[cfg(test)]
 pub(crate) mod qmodel;
 pub(crate) mod qtype;

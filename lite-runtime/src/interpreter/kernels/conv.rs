@@ -24,6 +24,7 @@
 //! x_off)`, the last term kept per channel.
 
 use super::base::check;
+use super::base::packed::packed_once;
 use super::base::fused::float_range;
 use super::base::quant;
 use super::base::window::{out_size, pad_before};
@@ -842,15 +843,11 @@ fn eval_packed(ctx: &mut Eval<'_>, g: &Geometry) -> Result<(), KernelError> {
         what: "persistent block smaller than asked",
     };
     let (oc, row) = (g.out_c as usize, g.row());
-    let state = ctx.persistent_mut()?;
-    let (flag, panels) = state.split_at_mut_checked(16).ok_or(small)?;
     let values = packed::packed_len(oc, row).ok_or(small)?;
-    let panels = <[f32]>::mut_from_bytes(panels.get_mut(..4 * values).ok_or(small)?)
-        .map_err(|_| small)?;
-    if flag[0] == 0 {
-        packed::pack(ctx.input::<f32>(1)?, oc, row, panels)?;
-        flag[0] = 1;
-    }
+    let filter = ctx.input::<f32>(1)?;
+    let panels = packed_once(ctx.persistent_mut()?, values, small, |panels| {
+        packed::pack(filter, oc, row, panels)
+    })?;
     let input = ctx.input::<f32>(0)?;
     let bias = if g.has_bias != 0 {
         Some(ctx.input::<f32>(2)?)

@@ -45,6 +45,7 @@ mod tests;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 use super::base::check;
+use super::base::packed::packed_once;
 use super::base::recurrent::{self, Carve, FloatActivation, Walk, state_mut};
 use crate::interpreter::{Desc, Eval, Init, Kernel, KernelError, Prepare};
 use crate::model::{
@@ -791,37 +792,31 @@ fn init(ctx: &mut Init<'_, '_>) -> Result<(), KernelError> {
     }
 }
 
-/// The packed panels of a float LSTM (both directions, [`packed`]'s layout), packed from
-/// the weights at the first invoke and after a reset (the flag's first byte is then 0).
+/// The packed panels of a float LSTM ([`packed`]'s layout), packed from the weights at the
+/// first invoke and after a reset ([`packed_once`]): the forward direction's, then the
+/// backward one's (empty without it).
 fn panels<'e>(
     ctx: &mut Eval<'e>,
     p: &Params,
     fw: &float::Operands<'_>,
     bw: Option<&float::Operands<'_>>,
-) -> Result<&'e [f32], KernelError> {
+) -> Result<(&'e [f32], &'e [f32]), KernelError> {
     let input = p.input as usize;
     let fw_len = packed::len(input, &p.fw).ok_or(PERSISTENT)?;
     let bw_len = match bw {
         Some(_) => packed::len(input, &p.bw).ok_or(PERSISTENT)?,
         None => 0,
     };
-    let bytes = fw_len
-        .checked_add(bw_len)
-        .and_then(|n| n.checked_mul(4))
-        .ok_or(PERSISTENT)?;
-    let state = ctx.persistent_mut()?;
-    let (flag, rest) = state.split_at_mut_checked(16).ok_or(PERSISTENT)?;
-    let floats = <[f32]>::mut_from_bytes(rest.get_mut(..bytes).ok_or(PERSISTENT)?)
-        .map_err(|_| PERSISTENT)?;
-    if flag[0] == 0 {
+    let n = fw_len.checked_add(bw_len).ok_or(PERSISTENT)?;
+    let floats = packed_once(ctx.persistent_mut()?, n, PERSISTENT, |floats: &mut [f32]| {
         let (fw_panels, bw_panels) = floats.split_at_mut(fw_len);
         packed::fill(fw, input, fw_panels)?;
-        if let Some(bw) = bw {
-            packed::fill(bw, input, bw_panels)?;
+        match bw {
+            Some(bw) => packed::fill(bw, input, bw_panels),
+            None => Ok(()),
         }
-        flag[0] = 1;
-    }
-    Ok(floats)
+    })?;
+    Ok(floats.split_at(fw_len))
 }
 
 /// The first (or only) direction's operands.
@@ -874,14 +869,10 @@ fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
                 let (q, rest) = state
                     .split_at_mut_checked(packed::int_at(integer::PERSISTENT_BYTES))
                     .ok_or(PERSISTENT)?;
-                let (flag, rest) = rest.split_at_mut_checked(16).ok_or(PERSISTENT)?;
                 let n = packed::int_len(UNI, input, &p.fw).ok_or(PERSISTENT)?;
-                let bytes = <[i8]>::mut_from_bytes(rest.get_mut(..n).ok_or(PERSISTENT)?)
-                    .map_err(|_| PERSISTENT)?;
-                if flag[0] == 0 {
-                    packed::int_fill(ctx, UNI, input, &p.fw, bytes)?;
-                    flag[0] = 1;
-                }
+                let bytes = packed_once(rest, n, PERSISTENT, |bytes| {
+                    packed::int_fill(ctx, UNI, input, &p.fw, bytes)
+                })?;
                 (q, packed::int_panels(UNI, input, &p.fw, bytes)?)
             } else {
                 (ctx.persistent(), [None; 9])
@@ -906,9 +897,7 @@ fn eval(ctx: &mut Eval<'_>) -> Result<(), KernelError> {
                 None
             };
             let persistent: &[u8] = if p.packed != 0 {
-                let panels = panels(ctx, &p, &fw_w, bw_w.as_ref())?;
-                let fw_len = packed::len(p.input as usize, &p.fw).ok_or(PERSISTENT)?;
-                let (fw_panels, bw_panels) = panels.split_at_checked(fw_len).ok_or(PERSISTENT)?;
+                let (fw_panels, bw_panels) = panels(ctx, &p, &fw_w, bw_w.as_ref())?;
                 packed::attach(&mut fw_w, p.input as usize, fw_panels)?;
                 if let Some(bw_w) = &mut bw_w {
                     packed::attach(bw_w, p.input as usize, bw_panels)?;

@@ -24,6 +24,7 @@ mod tests;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 use super::base::check::{self, SHORT};
+use super::base::packed::packed_once;
 use super::base::quant::{checked_multiplier, multiply_by_quantized_multiplier as mbqm, per_tensor};
 use super::base::recurrent::panel::{pack_pairs, pair_dots, pairs_len};
 use super::base::recurrent::{
@@ -429,14 +430,9 @@ fn eval_integer<T: StateInt>(ctx: &mut Eval<'_>, p: &Params, s: &Sizes) -> Resul
             what: "SVDF persistent block smaller than asked",
         };
         let n = pairs_len(s.filters, s.input).ok_or(small)?;
-        let state = ctx.persistent_mut()?;
-        let (flag, rest) = state.split_at_mut_checked(16).ok_or(small)?;
-        let panel = <[i8]>::mut_from_bytes(rest.get_mut(..n).ok_or(small)?).map_err(|_| small)?;
-        if flag[0] == 0 {
-            pack_pairs(feature, s.filters, s.input, panel)?;
-            flag[0] = 1;
-        }
-        Some(&*panel)
+        Some(packed_once(ctx.persistent_mut()?, n, small, |panel| {
+            pack_pairs(feature, s.filters, s.input, panel)
+        })?)
     } else {
         None
     };

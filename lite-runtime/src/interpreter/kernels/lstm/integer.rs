@@ -243,47 +243,28 @@ fn matmul_acc<T: Copy + Into<i32>>(
     let offset16 = i16::try_from(offset)
         .ok()
         .filter(|o| (-128..=128).contains(o));
-    let update = |o: &mut [T], r: usize, d: i32| {
-        let acc = bias.map_or(0, |v| v.get(r).copied().unwrap_or(0)).wrapping_add(d);
-        if let Some(o) = o.get_mut(r) {
-            let v = mbqm(acc, mul[0], mul[1])
-                .wrapping_add(zp)
-                .wrapping_add((*o).into())
-                .clamp(lo, hi);
-            *o = narrow(v);
-        }
-    };
     if rows == 0 {
-        return Ok(());
-    }
-    if cols == 0 {
-        // No products: each row's sum is its bias.
-        for o in out.chunks_exact_mut(rows) {
-            for r in 0..rows {
-                update(o, r, 0);
-            }
-        }
         return Ok(());
     }
     // The dot products of up to BLOCK rows first, then their rescaling: each in a copy
     // compiled for AVX2, rather than the rescaling a call per row from inside the dots.
     const BLOCK: usize = 64;
+    let rescale = Rescale { mul, zp, lo, hi };
     let mut sums = [0i32; BLOCK];
-    for (xv, o) in x.chunks_exact(cols).zip(out.chunks_exact_mut(rows)) {
-        for (b, rows_of) in w.chunks(BLOCK * cols).enumerate() {
-            let sums = &mut sums[..rows_of.len() / cols];
+    for b in 0..batches {
+        let xv = &x[b * cols..b * cols + cols];
+        let o = &mut out[b * rows..b * rows + rows];
+        for at in (0..rows).step_by(BLOCK) {
+            let n = BLOCK.min(rows - at);
+            let sums = &mut sums[..n];
             match (panel, offset16) {
-                (Some(p), Some(o16)) => pair_dots(xv, o16, p, rows, b * BLOCK, sums)?,
-                _ => dots(xv, rows_of, offset, offset16, sums),
+                // No products: each row's sum is its bias.
+                _ if cols == 0 => sums.fill(0),
+                (Some(p), Some(o16)) => pair_dots(xv, o16, p, rows, at, sums)?,
+                _ => dots(xv, &w[at * cols..(at + n) * cols], offset, offset16, sums),
             }
-            let at = b * BLOCK;
-            let outs = o.get_mut(at..at + sums.len()).ok_or(SHORT)?;
-            let bias = match bias {
-                Some(v) => Some(v.get(at..at + sums.len()).ok_or(SHORT)?),
-                None => None,
-            };
-            let rescale = Rescale { mul, zp, lo, hi };
-            rescale.add_into(sums, bias, outs, &narrow);
+            let bias = bias.map(|v| &v[at..at + n]);
+            rescale.add_into(sums, bias, &mut o[at..at + n], &narrow);
         }
     }
     Ok(())
